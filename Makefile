@@ -1,0 +1,35 @@
+# The two commands of the quick start:
+#   make reproduce   set up, then recompute every documented number (embedded model, offline)
+#   make test        set up, then run every test: unit tests and every notebook under nbval
+VENV ?= .venv
+PY := $(VENV)/bin/python
+NBVAL_FLAGS := --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
+
+.PHONY: setup reproduce test unit notebooks lab lint bench
+
+setup: $(VENV)/.ragworkbook-installed
+
+$(VENV)/.ragworkbook-installed: pyproject.toml scripts/setup.sh
+	bash scripts/setup.sh
+	touch $@
+
+reproduce: setup
+	$(VENV)/bin/ragworkbook reproduce
+
+test: setup
+	$(PY) -m pytest tests notebooks $(NBVAL_FLAGS)
+
+unit: setup
+	$(PY) -m pytest tests
+
+notebooks: setup
+	$(PY) -m pytest notebooks $(NBVAL_FLAGS)
+
+lab: setup
+	$(VENV)/bin/jupyter lab notebooks
+
+lint: setup
+	$(VENV)/bin/ruff check ragworkbook tests benchmarks
+
+bench: setup
+	$(PY) benchmarks/bench_retrieval_metrics.py

@@ -1,0 +1,5 @@
+import sys
+
+from ragworkbook.cli import main
+
+sys.exit(main())
