@@ -54,7 +54,9 @@ class ReplayMissError(LLMError):
 Message = Mapping[str, str]
 
 
-def build_messages(prompt_or_messages: str | Sequence[Message], system: str | None = None) -> list[dict[str, str]]:
+def build_messages(
+    prompt_or_messages: str | Sequence[Message], system: str | None = None
+) -> list[dict[str, str]]:
     """Normalise a prompt string or a message list, prepending ``system`` if given."""
     if isinstance(prompt_or_messages, str):
         msgs = [{"role": "user", "content": prompt_or_messages}]
