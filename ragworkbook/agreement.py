@@ -1,0 +1,298 @@
+"""Agreement between raters: is the judge reliable?
+
+An LLM judge is a rater like any other, so we measure it the way annotation
+studies measure people: against a second rater (a human label set), with
+
+- :func:`accuracy` - the fraction of items on which two raters give the same label;
+- :func:`confusion_matrix` - counts of (rater A label, rater B label) pairs;
+- :func:`cohen_kappa` - agreement corrected for the agreement two raters with the
+  same label frequencies would reach by chance (Cohen 1960), optionally weighted
+  (linear / quadratic) for ordinal labels; agrees with
+  ``sklearn.metrics.cohen_kappa_score``;
+- :func:`pairwise_preference` - win / tie / loss counts and the win rate when two
+  systems are compared item by item;
+- :func:`run_variance` - how much a score moves between repeated judge runs
+  (different seeds) on the same items.
+
+Conventions (also stated per function): pairs where either label is ``None``
+(a failed or undefined judgment) are dropped and counted, never silently
+treated as a label; empty inputs raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "PairedLabels",
+    "paired_labels",
+    "accuracy",
+    "confusion_matrix",
+    "cohen_kappa",
+    "kappa_interpretation",
+    "Preference",
+    "pairwise_preference",
+    "RunVariance",
+    "run_variance",
+]
+
+
+@dataclass(frozen=True)
+class PairedLabels:
+    """Two raters' labels on the same items, with the items one of them did not label removed.
+
+    ``n_dropped`` counts the positions where either label was ``None``;
+    ``dropped_index`` lists them.
+    """
+
+    a: list[Hashable]
+    b: list[Hashable]
+    n_dropped: int = 0
+    dropped_index: list[int] = field(default_factory=list)
+
+
+def paired_labels(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> PairedLabels:
+    """Align two label sequences, dropping positions where either is ``None``.
+
+    Raises ``ValueError`` when the lengths differ (the labels must be for the same items).
+    """
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        raise TypeError("labels must be sequences of labels, not a single string")
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(
+            f"the two raters labelled different numbers of items ({len(a)} vs {len(b)}); "
+            "pass labels for the same items in the same order"
+        )
+    keep_a, keep_b, dropped = [], [], []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x is None or y is None or (isinstance(x, float) and math.isnan(x)) or (
+            isinstance(y, float) and math.isnan(y)
+        ):
+            dropped.append(i)
+            continue
+        keep_a.append(x)
+        keep_b.append(y)
+    return PairedLabels(keep_a, keep_b, len(dropped), dropped)
+
+
+def _pairs(a, b) -> PairedLabels:
+    p = paired_labels(a, b)
+    if not p.a:
+        raise ValueError(
+            "no item has a label from both raters (empty input, or every judgment failed); "
+            "agreement is undefined"
+        )
+    return p
+
+
+def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> float:
+    """Observed agreement: the fraction of items with the same label from both raters.
+
+    Items where either label is ``None`` are dropped first (see :func:`paired_labels`).
+    """
+    p = _pairs(a, b)
+    return float(np.mean([x == y for x, y in zip(p.a, p.b)]))
+
+
+def confusion_matrix(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    labels: Sequence[Hashable] | None = None,
+) -> tuple[np.ndarray, list[Hashable]]:
+    """Counts ``C[i, j]`` of items rater ``a`` labelled ``labels[i]`` and rater ``b`` ``labels[j]``.
+
+    ``labels`` defaults to the sorted union of the labels seen (as in
+    ``sklearn.metrics.confusion_matrix``); returns ``(C, labels)``. A label outside
+    ``labels`` raises ``ValueError``.
+    """
+    p = _pairs(a, b)
+    if labels is None:
+        labels = sorted(set(p.a) | set(p.b), key=lambda v: (str(type(v)), v))
+    labels = list(labels)
+    index = {lab: i for i, lab in enumerate(labels)}
+    m = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    for x, y in zip(p.a, p.b):
+        if x not in index or y not in index:
+            raise ValueError(f"label {x if x not in index else y!r} is not in labels={labels!r}")
+        m[index[x], index[y]] += 1
+    return m, labels
+
+
+def cohen_kappa(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    labels: Sequence[Hashable] | None = None,
+    weights: str | None = None,
+) -> float:
+    """Cohen's kappa: ``(p_o - p_e) / (1 - p_e)``.
+
+    ``p_o`` is the observed agreement and ``p_e`` the agreement expected by chance
+    from each rater's own label frequencies (the product of the marginals). With
+    ``weights="linear"`` or ``"quadratic"`` disagreements are weighted by
+    ``|i - j|`` or ``(i - j)**2`` over the positions in ``labels`` (ordinal labels),
+    as in ``sklearn.metrics.cohen_kappa_score``.
+
+    Edge cases: items with a ``None`` label are dropped. When chance agreement is
+    already perfect (both raters used one and the same label for everything) the
+    ratio is 0/0; we return 1.0 if the raters agree on every item (as statsmodels
+    does) - scikit-learn returns NaN there. A kappa of 0 means "no better than
+    chance", negative means worse than chance.
+    """
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+    m, labels = confusion_matrix(a, b, labels)
+    n = m.sum()
+    k = len(labels)
+    if weights is None:
+        w = 1.0 - np.eye(k)
+    else:
+        idx = np.arange(k)
+        diff = np.abs(idx[:, None] - idx[None, :]).astype(float)
+        w = diff if weights == "linear" else diff**2
+    expected = np.outer(m.sum(axis=1), m.sum(axis=0)) / n
+    observed_dis = float((w * m).sum())
+    expected_dis = float((w * expected).sum())
+    if expected_dis == 0.0:
+        return 1.0 if observed_dis == 0.0 else 0.0
+    return 1.0 - observed_dis / expected_dis
+
+
+def kappa_interpretation(kappa: float) -> str:
+    """The Landis & Koch (1977) verbal scale for a kappa value (a convention, not a test)."""
+    if kappa is None or math.isnan(kappa):
+        raise ValueError("kappa is undefined (NaN/None): there is nothing to interpret")
+    if kappa < 0:
+        return "poor (worse than chance)"
+    for bound, name in [(0.20, "slight"), (0.40, "fair"), (0.60, "moderate"), (0.80, "substantial")]:
+        if kappa <= bound:
+            return name
+    return "almost perfect"
+
+
+@dataclass(frozen=True)
+class Preference:
+    """Pairwise comparison of system A against system B over the same items.
+
+    ``win_rate`` = wins / (wins + losses) (ties excluded; None when every item ties);
+    ``win_rate_ties_half`` = (wins + ties / 2) / n (the usual arena convention).
+    ``n_dropped`` items had no score for one of the systems.
+    """
+
+    wins: int
+    ties: int
+    losses: int
+    n: int
+    win_rate: float | None
+    win_rate_ties_half: float
+    n_dropped: int = 0
+
+
+def pairwise_preference(
+    scores_a: Sequence[float | None] | None = None,
+    scores_b: Sequence[float | None] | None = None,
+    *,
+    preferences: Sequence[str | None] | None = None,
+    tie_tolerance: float = 0.0,
+) -> Preference:
+    """Win / tie / loss of A over B, item by item.
+
+    Give either two score lists (A wins an item when ``a - b > tie_tolerance``, loses
+    when ``b - a > tie_tolerance``, ties otherwise) or ``preferences``: a list of
+    ``"A"``, ``"B"`` or ``"tie"`` verdicts (from a human or a pairwise judge).
+    ``None`` entries are dropped and counted in ``n_dropped``.
+    """
+    if preferences is not None:
+        if scores_a is not None or scores_b is not None:
+            raise ValueError("give either scores_a/scores_b or preferences, not both")
+        prefs = list(preferences)
+        bad = [p for p in prefs if p is not None and p not in ("A", "B", "tie")]
+        if bad:
+            raise ValueError(f"preferences must be 'A', 'B', 'tie' or None, got {bad[0]!r}")
+        kept = [p for p in prefs if p is not None]
+        wins, losses, ties = kept.count("A"), kept.count("B"), kept.count("tie")
+        dropped = len(prefs) - len(kept)
+    else:
+        if scores_a is None or scores_b is None:
+            raise ValueError("give scores_a and scores_b (or preferences=...)")
+        if tie_tolerance < 0:
+            raise ValueError(f"tie_tolerance must be >= 0, got {tie_tolerance}")
+        p = paired_labels(scores_a, scores_b)
+        diffs = np.asarray(p.a, dtype=float) - np.asarray(p.b, dtype=float)
+        wins = int((diffs > tie_tolerance).sum())
+        losses = int((diffs < -tie_tolerance).sum())
+        ties = len(diffs) - wins - losses
+        dropped = p.n_dropped
+    n = wins + ties + losses
+    if n == 0:
+        raise ValueError("no item was scored for both systems: a preference is undefined")
+    decisive = wins + losses
+    return Preference(
+        wins=wins, ties=ties, losses=losses, n=n,
+        win_rate=wins / decisive if decisive else None,
+        win_rate_ties_half=(wins + ties / 2) / n,
+        n_dropped=dropped,
+    )
+
+
+@dataclass(frozen=True)
+class RunVariance:
+    """Run-to-run spread of a judge's scores over repeated runs on the same items.
+
+    ``run_means`` is each run's mean over the items it scored; ``mean`` and ``std``
+    (sample, ddof=1; 0.0 for one run) summarise them. ``item_std`` is the mean over
+    items of the per-item standard deviation across runs (ddof=1, items scored in
+    at least two runs). ``flip_rate`` is the fraction of items whose score is not the
+    same in every run (items scored in at least two runs). ``n_failed`` counts
+    ``None`` scores.
+    """
+
+    n_runs: int
+    n_items: int
+    run_means: list[float]
+    mean: float
+    std: float
+    item_std: float
+    flip_rate: float
+    n_failed: int
+
+
+def run_variance(runs: Sequence[Sequence[float | None]]) -> RunVariance:
+    """Summarise several runs (one list of per-item scores per run, same item order).
+
+    ``None`` marks a failed judgment: it is left out of that run's mean and counted.
+    """
+    runs = [list(r) for r in runs]
+    if not runs:
+        raise ValueError("run_variance needs at least one run")
+    n_items = len(runs[0])
+    if any(len(r) != n_items for r in runs):
+        raise ValueError("every run must score the same items (lists of equal length)")
+    if n_items == 0:
+        raise ValueError("the runs are empty")
+    arr = np.array([[np.nan if v is None else float(v) for v in r] for r in runs], dtype=float)
+    n_failed = int(np.isnan(arr).sum())
+    run_means = []
+    for row in arr:
+        ok = row[~np.isnan(row)]
+        if ok.size == 0:
+            raise ValueError("a run has no scored item (every judgment failed)")
+        run_means.append(float(ok.mean()))
+    rm = np.array(run_means)
+    item_stds, flips = [], []
+    for col in arr.T:
+        ok = col[~np.isnan(col)]
+        if ok.size >= 2:
+            item_stds.append(float(ok.std(ddof=1)))
+            flips.append(bool(np.ptp(ok) > 0))
+    return RunVariance(
+        n_runs=len(runs), n_items=n_items, run_means=run_means, mean=float(rm.mean()),
+        std=float(rm.std(ddof=1)) if len(rm) > 1 else 0.0,
+        item_std=float(np.mean(item_stds)) if item_stds else 0.0,
+        flip_rate=float(np.mean(flips)) if flips else 0.0,
+        n_failed=n_failed,
+    )

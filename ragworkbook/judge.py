@@ -1,0 +1,445 @@
+"""The LLM judge: prompts, JSON schemas, cached and bounded-concurrency calls.
+
+Every judged metric (:mod:`ragworkbook.judged_metrics`, :mod:`ragworkbook.triad`)
+asks its questions through a :class:`Judge`, which wraps a
+:class:`ragworkbook.llm.base.Generator` and adds:
+
+- **a JSON schema on every call** (``Generator.chat(..., schema=...)``), so the
+  backend constrains decoding and the base class retries unparseable output a
+  bounded number of times (``Generator.max_retries``);
+- **failure capture**: an :class:`~ragworkbook.llm.base.OutputParseError` or a
+  timeout becomes a :class:`JudgeCall` with ``error`` set and every raw output
+  kept, so the metric can count the failure instead of producing NaN. Problems
+  of set-up (no backend, model missing, a replay miss) are *not* judgments and
+  propagate;
+- **a cache** keyed by the generator's backend and
+  :func:`~ragworkbook.llm.base.request_key` (messages, options, schema, model):
+  in memory always, and on disk when ``cache_path`` is given (a JSON file written
+  atomically). The same request to the same judge never reaches the model twice;
+  ``Judge.n_model_calls`` counts the requests that did;
+- **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
+  ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
+  coroutine from ordinary code *and* from inside Jupyter, where an event loop is
+  already running (it then uses a worker thread with its own loop).
+
+The prompts follow RAGAS's (``explodinggradients/ragas``,
+``src/ragas/metrics/_faithfulness.py``, ``_answer_relevance.py``,
+``_context_precision.py``, ``_context_recall.py``) in substance, shortened for
+small local models; the wording is our own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import math
+import threading
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ragworkbook._io import atomic_write_json
+from ragworkbook.llm.base import (
+    Generator,
+    OutputParseError,
+    build_messages,
+    merge_options,
+    request_key,
+)
+
+__all__ = [
+    "JUDGE_OPTIONS",
+    "SYSTEM_PROMPT",
+    "PROMPTS",
+    "statements_schema",
+    "verdicts_schema",
+    "verdict_schema",
+    "questions_schema",
+    "JudgeCall",
+    "Judge",
+    "MetricAggregate",
+    "aggregate",
+    "run_sync",
+]
+
+T = TypeVar("T")
+
+#: Options for judge calls: deterministic (temperature 0, seed 0) with room for reasons.
+JUDGE_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "num_predict": 512}
+
+SYSTEM_PROMPT = (
+    "You are a careful evaluator of question-answering systems. "
+    "Answer only with JSON that follows the requested format."
+)
+
+#: The prompt templates (``str.format`` fields in braces). Kept in one place so a
+#: notebook can print them.
+PROMPTS: dict[str, str] = {
+    "statements": (
+        "Break the answer below into short, self-contained factual statements. "
+        "Each statement must make sense on its own (replace pronouns with the names they "
+        "refer to). If the answer makes no factual claim (for example \"I don't know\"), "
+        "return an empty list.\n\n"
+        "Question: {question}\nAnswer: {answer}\n\n"
+        'Return JSON: {{"statements": ["...", "..."]}}'
+    ),
+    "faithfulness": (
+        "Decide for each statement whether it can be directly inferred from the context. "
+        "Verdict 1 if the context supports it, 0 if it does not (contradicted or not mentioned). "
+        "Give a one-sentence reason first.\n\n"
+        "Context:\n{context}\n\nStatements:\n{statements}\n\n"
+        'Return JSON: {{"verdicts": [{{"reason": "...", "verdict": 0 or 1}}, ...]}} '
+        "with exactly {n} entries, in the order of the statements."
+    ),
+    "answer_relevancy": (
+        "Write {n} different questions that the answer below would be a good answer to. "
+        "Also say whether the answer is noncommittal: 1 if it is evasive, vague or "
+        "ambiguous (like \"I don't know\" or \"I'm not sure\"), else 0.\n\n"
+        "Answer: {answer}\n\n"
+        'Return JSON: {{"questions": ["...", ...], "noncommittal": 0 or 1}}'
+    ),
+    "context_precision_with_reference": (
+        "Given a question, its reference answer and one retrieved context, decide whether "
+        "the context was useful for arriving at the reference answer. Verdict 1 if useful, "
+        "0 if not. Give a one-sentence reason first.\n\n"
+        "Question: {question}\nReference answer: {answer}\nContext: {context}\n\n"
+        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+    ),
+    "context_precision_without_reference": (
+        "Given a question, the system's answer and one retrieved context, decide whether "
+        "the context was useful for arriving at the answer. Verdict 1 if useful, 0 if not. "
+        "Give a one-sentence reason first.\n\n"
+        "Question: {question}\nAnswer: {answer}\nContext: {context}\n\n"
+        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+    ),
+    "context_recall": (
+        "Here are numbered statements from a reference answer and a context. For each "
+        "statement decide whether it can be attributed to the context. Verdict 1 if the "
+        "context contains the information, 0 if not. Give a one-sentence reason first.\n\n"
+        "Question: {question}\nContext:\n{context}\n\nStatements:\n{statements}\n\n"
+        'Return JSON: {{"verdicts": [{{"reason": "...", "verdict": 0 or 1}}, ...]}} '
+        "with exactly {n} entries, in the order of the statements."
+    ),
+    "context_relevance": (
+        "Decide whether the context below is relevant to the question: verdict 1 if it "
+        "contains information that helps answer the question, 0 if not. Give a one-sentence "
+        "reason first.\n\n"
+        "Question: {question}\nContext: {context}\n\n"
+        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+    ),
+}
+
+_REASON = {"type": "string", "maxLength": 300}
+_VERDICT = {"type": "integer", "enum": [0, 1]}
+
+
+def statements_schema(max_statements: int = 10) -> dict[str, Any]:
+    """Schema of a claim/statement extraction: ``{"statements": [str, ...]}`` (0..max items)."""
+    return {
+        "type": "object",
+        "properties": {
+            "statements": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1, "maxLength": 300},
+                "maxItems": max_statements,
+            }
+        },
+        "required": ["statements"],
+    }
+
+
+def verdicts_schema(n: int) -> dict[str, Any]:
+    """Schema of ``n`` verdicts in order: ``{"verdicts": [{"reason": str, "verdict": 0|1}] * n}``."""
+    if n < 1:
+        raise ValueError(f"verdicts_schema needs n >= 1, got {n}")
+    return {
+        "type": "object",
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"reason": _REASON, "verdict": _VERDICT},
+                    "required": ["reason", "verdict"],
+                },
+                "minItems": n,
+                "maxItems": n,
+            }
+        },
+        "required": ["verdicts"],
+    }
+
+
+def verdict_schema() -> dict[str, Any]:
+    """Schema of one verdict: ``{"reason": str, "verdict": 0|1}``."""
+    return {
+        "type": "object",
+        "properties": {"reason": _REASON, "verdict": _VERDICT},
+        "required": ["reason", "verdict"],
+    }
+
+
+def questions_schema(n: int) -> dict[str, Any]:
+    """Schema of the answer-relevancy generation: ``n`` questions and a noncommittal flag."""
+    if n < 1:
+        raise ValueError(f"questions_schema needs n >= 1, got {n}")
+    return {
+        "type": "object",
+        "properties": {
+            "questions": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 300},
+                "minItems": n,
+                "maxItems": n,
+            },
+            "noncommittal": _VERDICT,
+        },
+        "required": ["questions", "noncommittal"],
+    }
+
+
+@dataclass
+class JudgeCall:
+    """One judge request and what came back.
+
+    ``data`` is the parsed JSON (None when the call failed); ``error`` says why it
+    failed (``"output_parse_error: ..."`` or ``"timeout: ..."``); ``raw_outputs`` keeps
+    every attempt's text; ``cached`` is True when no model call was needed.
+    """
+
+    prompt: str
+    key: str
+    data: Any = None
+    text: str = ""
+    raw_outputs: list[str] = field(default_factory=list)
+    attempts: int = 0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Judge:
+    """A generator used as a judge: schema-constrained, cached, concurrency-bounded.
+
+    Parameters
+    ----------
+    generator:
+        Any :class:`~ragworkbook.llm.base.Generator` (a live backend, a replay, a test fake).
+    options:
+        Generation options for every judge call (default :data:`JUDGE_OPTIONS`).
+    cache_path:
+        Optional JSON file for an on-disk cache shared across processes/runs.
+    max_concurrency:
+        At most this many model calls in flight at once in the async API.
+    timeout:
+        Seconds to wait for one call (async API) before recording a ``timeout``
+        failure; None waits forever. The worker thread is not killed: its late
+        answer is discarded.
+    cache_failures:
+        Also cache parse failures (a deterministic judge fails the same way again).
+        Timeouts are never cached.
+    """
+
+    def __init__(self, generator: Generator, *, options: Mapping[str, Any] | None = None,
+                 cache_path: str | Path | None = None, max_concurrency: int = 2,
+                 timeout: float | None = None, cache_failures: bool = True,
+                 system: str | None = SYSTEM_PROMPT):
+        if not isinstance(generator, Generator):
+            raise TypeError(
+                f"Judge needs a ragworkbook.llm Generator, got {type(generator).__name__}; "
+                "get one with ragworkbook.llm.get_generator()"
+            )
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout}")
+        self.generator = generator
+        self.options = dict(JUDGE_OPTIONS if options is None else {**JUDGE_OPTIONS, **options})
+        self.system = system
+        self.max_concurrency = int(max_concurrency)
+        self.timeout = timeout
+        self.cache_failures = cache_failures
+        self.cache_path = Path(cache_path) if cache_path is not None else None
+        self._cache: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self.n_model_calls = 0
+        self.n_cache_hits = 0
+        if self.cache_path is not None and self.cache_path.is_file():
+            try:
+                loaded = json.loads(self.cache_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"judge cache {self.cache_path} is not valid JSON ({exc}); delete it to start afresh"
+                ) from None
+            self._cache.update(loaded.get("entries", {}))
+
+    def __repr__(self) -> str:
+        return (f"<Judge {self.generator.backend}:{self.generator.model} "
+                f"max_concurrency={self.max_concurrency}>")
+
+    # --- keys and cache -------------------------------------------------------------
+    def cache_key(self, prompt: str, schema: Mapping[str, Any]) -> str:
+        """The cache key: SHA-256 of the backend name and the generator's request key."""
+        messages = build_messages(prompt, self.system)
+        rk = request_key(messages, merge_options(self.options), schema, self.generator.model)
+        return hashlib.sha256(f"{self.generator.backend}\n{rk}".encode()).hexdigest()
+
+    def clear_cache(self) -> None:
+        """Forget every cached judgment (memory only; the file is rewritten on the next store)."""
+        with self._lock:
+            self._cache.clear()
+
+    def _lookup(self, key: str, prompt_name: str) -> JudgeCall | None:
+        with self._lock:
+            hit = self._cache.get(key)
+        if hit is None:
+            return None
+        self.n_cache_hits += 1
+        return JudgeCall(prompt=prompt_name, key=key, data=hit.get("data"), text=hit.get("text", ""),
+                         raw_outputs=list(hit.get("raw_outputs", [])), attempts=hit.get("attempts", 0),
+                         error=hit.get("error"), cached=True)
+
+    def _store(self, call: JudgeCall) -> None:
+        if call.error is not None and (not self.cache_failures or call.error.startswith("timeout")):
+            return
+        entry = {"data": call.data, "text": call.text, "raw_outputs": call.raw_outputs,
+                 "attempts": call.attempts, "error": call.error}
+        with self._lock:
+            self._cache[call.key] = entry
+            if self.cache_path is not None:
+                atomic_write_json(self.cache_path, {"version": 1, "entries": self._cache})
+
+    # --- calls ------------------------------------------------------------------------
+    def _call_model(self, prompt: str, schema: Mapping[str, Any], name: str, key: str) -> JudgeCall:
+        with self._lock:
+            self.n_model_calls += 1
+        try:
+            gen = self.generator.chat(prompt, system=self.system, schema=schema, options=self.options)
+        except OutputParseError as exc:
+            return JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
+                             attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+        return JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
+                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+
+    def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+        """Ask one schema-constrained question (synchronously), through the cache."""
+        key = self.cache_key(prompt, schema)
+        hit = self._lookup(key, name)
+        if hit is not None:
+            return hit
+        result = self._call_model(prompt, schema, name, key)
+        self._store(result)
+        return result
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            sem = self._semaphores.get(id(loop))
+            if sem is None:
+                sem = self._semaphores[id(loop)] = asyncio.Semaphore(self.max_concurrency)
+        return sem
+
+    async def acall(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+        """Async :meth:`call`: at most ``max_concurrency`` model calls at once, optional timeout."""
+        key = self.cache_key(prompt, schema)
+        hit = self._lookup(key, name)
+        if hit is not None:
+            return hit
+        async with self._semaphore():
+            hit = self._lookup(key, name)  # another task may have filled it meanwhile
+            if hit is not None:
+                return hit
+            with self._lock:
+                self.n_model_calls += 1
+            try:
+                coro = self.generator.achat(prompt, system=self.system, schema=schema,
+                                            options=self.options)
+                gen = await (asyncio.wait_for(coro, self.timeout) if self.timeout else coro)
+            except OutputParseError as exc:
+                result = JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
+                                   attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+            except asyncio.TimeoutError:
+                result = JudgeCall(prompt=name, key=key,
+                                   error=f"timeout: no answer within {self.timeout} s")
+            else:
+                result = JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
+                                   raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+        self._store(result)
+        return result
+
+
+# --- aggregation ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricAggregate:
+    """A metric's mean over a set of samples, saying over how many it was taken.
+
+    ``mean`` is over the ``n_scored`` samples with a score (None when there are
+    none). ``n_failed`` samples had a judgment fail (``failed_ids``);
+    ``n_undefined`` samples have no score by definition (no claims, empty answer,
+    empty context...; ``undefined_ids``). ``n_total = n_scored + n_failed + n_undefined``.
+    No NaN ever enters the mean.
+    """
+
+    metric: str
+    mean: float | None
+    n_scored: int
+    n_failed: int
+    n_undefined: int
+    n_total: int
+    failed_ids: list[str] = field(default_factory=list)
+    undefined_ids: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        m = "n/a" if self.mean is None else f"{self.mean:.3f}"
+        return (f"{self.metric}: {m} over {self.n_scored}/{self.n_total} samples "
+                f"({self.n_failed} failed, {self.n_undefined} undefined)")
+
+
+def aggregate(results: Sequence[Any], metric: str | None = None) -> MetricAggregate:
+    """Aggregate per-sample results (objects with ``sample_id``, ``score``, ``status``).
+
+    ``status == "failed"`` counts as failed; any other status with ``score is None``
+    counts as undefined; a NaN score is rejected (``ValueError``) - it means a bug.
+    """
+    results = list(results)
+    if metric is None:
+        names = {getattr(r, "metric", "metric") for r in results}
+        metric = names.pop() if len(names) == 1 else "metric"
+    scores, failed, undefined = [], [], []
+    for r in results:
+        if r.status == "failed":
+            failed.append(str(r.sample_id))
+        elif r.score is None:
+            undefined.append(str(r.sample_id))
+        else:
+            if isinstance(r.score, float) and math.isnan(r.score):
+                raise ValueError(f"sample {r.sample_id!r} has a NaN score: a metric must never produce NaN")
+            scores.append(float(r.score))
+    return MetricAggregate(
+        metric=metric, mean=(sum(scores) / len(scores)) if scores else None,
+        n_scored=len(scores), n_failed=len(failed), n_undefined=len(undefined), n_total=len(results),
+        failed_ids=failed, undefined_ids=undefined,
+    )
+
+
+# --- running coroutines from sync code and from Jupyter -------------------------------
+def run_sync(coro: Awaitable[T]) -> T:
+    """Run a coroutine to completion and return its result.
+
+    Outside an event loop this is ``asyncio.run``. Inside one (Jupyter cells run in
+    a live loop, where ``asyncio.run`` raises) the coroutine runs on a fresh loop in
+    a worker thread and this call blocks until it finishes.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
