@@ -69,7 +69,7 @@ def paired_labels(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) ->
             "pass labels for the same items in the same order"
         )
     keep_a, keep_b, dropped = [], [], []
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if x is None or y is None or (isinstance(x, float) and math.isnan(x)) or (
             isinstance(y, float) and math.isnan(y)
         ):
@@ -96,7 +96,7 @@ def accuracy(a: Sequence[Hashable | None], b: Sequence[Hashable | None]) -> floa
     Items where either label is ``None`` are dropped first (see :func:`paired_labels`).
     """
     p = _pairs(a, b)
-    return float(np.mean([x == y for x, y in zip(p.a, p.b)]))
+    return float(np.mean([x == y for x, y in zip(p.a, p.b, strict=True)]))
 
 
 def confusion_matrix(
@@ -116,7 +116,7 @@ def confusion_matrix(
     labels = list(labels)
     index = {lab: i for i, lab in enumerate(labels)}
     m = np.zeros((len(labels), len(labels)), dtype=np.int64)
-    for x, y in zip(p.a, p.b):
+    for x, y in zip(p.a, p.b, strict=True):
         if x not in index or y not in index:
             raise ValueError(f"label {x if x not in index else y!r} is not in labels={labels!r}")
         m[index[x], index[y]] += 1

@@ -63,8 +63,7 @@ def _as_pages(pages: Corpus | Iterable[Page | str | tuple[int, str] | dict]) -> 
     if isinstance(pages, Corpus):
         return list(pages.pages)
     if isinstance(pages, str):
-        raise TypeError("chunking takes a list of pages (or a Corpus), not a single string; "
-                        "wrap it: [text]")
+        raise TypeError("chunking takes a list of pages (or a Corpus), not a single string; wrap it: [text]")
     return corpus_from_pages(pages).pages
 
 
@@ -81,10 +80,10 @@ def _check_sizes(size: int, overlap: int, min_chars: int) -> None:
 
 
 def _windows(text: str, base: int, size: int, overlap: int, min_chars: int) -> list[tuple[int, str]]:
-    """(offset, piece) for the recipe's windows over ``text`` (already stripped); offsets are base-relative."""
+    """(offset, piece) for the recipe's windows over the stripped ``text``; offsets are base-relative."""
     out = []
     for start in range(0, len(text), size - overlap):
-        raw = text[start:start + size]
+        raw = text[start : start + size]
         piece = raw.strip()
         if len(piece) < min_chars:
             continue
@@ -93,8 +92,12 @@ def _windows(text: str, base: int, size: int, overlap: int, min_chars: int) -> l
     return out
 
 
-def chunk_pages(pages: Corpus | Iterable[Page | str | tuple[int, str] | dict], size: int = 400,
-                overlap: int = 50, min_chars: int = 40) -> list[Chunk]:
+def chunk_pages(
+    pages: Corpus | Iterable[Page | str | tuple[int, str] | dict],
+    size: int = 400,
+    overlap: int = 50,
+    min_chars: int = 40,
+) -> list[Chunk]:
     """Fixed character windows per page, as documented (400 / 50 / drop under 40 by default).
 
     ``pages``: a :class:`Corpus`, or :class:`Page` objects, ``(page, text)``
@@ -141,8 +144,9 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def chunk_sentences(pages: Corpus | Iterable[Page | str | tuple[int, str] | dict], max_chars: int = 400,
-                    min_chars: int = 40) -> list[Chunk]:
+def chunk_sentences(
+    pages: Corpus | Iterable[Page | str | tuple[int, str] | dict], max_chars: int = 400, min_chars: int = 40
+) -> list[Chunk]:
     """Sentence-aware chunks: whole sentences packed greedily up to ``max_chars`` characters.
 
     Sentences end at ``.``, ``!`` or ``?`` followed by whitespace and a capital,
@@ -181,8 +185,9 @@ def chunk_sentences(pages: Corpus | Iterable[Page | str | tuple[int, str] | dict
             if len(piece) < min_chars:
                 continue
             i += 1
-            chunks.append(Chunk(id=chunk_id(p.page, i), page=p.page, text=piece,
-                                start=s + len(raw) - len(raw.lstrip())))
+            chunks.append(
+                Chunk(id=chunk_id(p.page, i), page=p.page, text=piece, start=s + len(raw) - len(raw.lstrip()))
+            )
     return chunks
 
 

@@ -170,7 +170,9 @@ def _parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}, line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+        raise DatasetError(
+            f"{path}, line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+        ) from None
 
 
 def _parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
@@ -216,8 +218,9 @@ def _item_from_record(rec: Any, where: str) -> EvalItem:
     )
 
 
-def eval_set_from_records(records: Iterable[dict[str, Any]], *, name: str = "", source: str = "<memory>",
-                          description: str = "") -> EvalSet:
+def eval_set_from_records(
+    records: Iterable[dict[str, Any]], *, name: str = "", source: str = "<memory>", description: str = ""
+) -> EvalSet:
     """Build a validated :class:`EvalSet` from dicts with id, question, keyword and reference."""
     items: list[EvalItem] = []
     seen: set[str] = set()
@@ -262,8 +265,9 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
             meta = obj
             lines = _element_lines(text, "items")
         else:
-            raise DatasetError(f"{path}: an eval set must be a JSON object with 'items', got "
-                               f"{type(obj).__name__}")
+            raise DatasetError(
+                f"{path}: an eval set must be a JSON object with 'items', got {type(obj).__name__}"
+            )
         if len(lines) != len(raw_items):
             lines = [0] * len(raw_items)
         records = list(zip(lines, raw_items, strict=True))
@@ -273,13 +277,19 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
         where = _where(path, lineno) + ("" if path.suffix.lower() == ".jsonl" else f" (items[{i}])")
         item = _item_from_record(rec, where)
         if item.id in seen:
-            raise DatasetError(f"{where}: field 'id': duplicate id {item.id!r} (first seen at item {seen[item.id]})")
+            raise DatasetError(
+                f"{where}: field 'id': duplicate id {item.id!r} (first seen at item {seen[item.id]})"
+            )
         seen[item.id] = i
         items.append(item)
     if not items:
         raise DatasetError(f"{path}: the eval set has no items")
-    return EvalSet(items=items, name=str(meta.get("name", path.stem)),
-                   description=str(meta.get("description", "")), source=str(meta.get("source", "")))
+    return EvalSet(
+        items=items,
+        name=str(meta.get("name", path.stem)),
+        description=str(meta.get("description", "")),
+        source=str(meta.get("source", "")),
+    )
 
 
 # --------------------------------------------------------------------------- corpora
@@ -297,8 +307,9 @@ def _page_from_record(rec: Any, where: str) -> Page:
     return Page(page=num, text=text)
 
 
-def corpus_from_pages(pages: Iterable[Page | str | tuple[int, str] | dict[str, Any]], title: str = "",
-                      source: str = "<memory>") -> Corpus:
+def corpus_from_pages(
+    pages: Iterable[Page | str | tuple[int, str] | dict[str, Any]], title: str = "", source: str = "<memory>"
+) -> Corpus:
     """Build a validated :class:`Corpus` from pages.
 
     Each page may be a :class:`Page`, a ``(page, text)`` pair, a dict with
@@ -349,10 +360,14 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
     else:
         obj = _parse_json(path, text)
         if not isinstance(obj, dict):
-            raise DatasetError(f"{path}: a corpus must be a JSON object with 'pages', got {type(obj).__name__}")
+            raise DatasetError(
+                f"{path}: a corpus must be a JSON object with 'pages', got {type(obj).__name__}"
+            )
         if "pages" not in obj:
-            raise DatasetError(f"{path}: the corpus is missing the field 'pages' (a list of "
-                               "{\"page\": n, \"text\": ...} objects)")
+            raise DatasetError(
+                f"{path}: the corpus is missing the field 'pages' (a list of "
+                '{"page": n, "text": ...} objects)'
+            )
         raw = obj["pages"]
         if not isinstance(raw, list):
             raise DatasetError(f"{path}: field 'pages' must be a list, got {type(raw).__name__}")
@@ -370,5 +385,10 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
         raise DatasetError(f"{path}: the corpus has no pages")
     _check_unique_pages(pages, str(path), [ln for ln, _ in records])
     extra = {k: v for k, v in meta.items() if k not in {"title", "source", "licence", "pages"}}
-    return Corpus(title=str(meta.get("title", path.stem)), pages=pages, source=str(meta.get("source", "")),
-                  licence=str(meta.get("licence", "")), meta=extra)
+    return Corpus(
+        title=str(meta.get("title", path.stem)),
+        pages=pages,
+        source=str(meta.get("source", "")),
+        licence=str(meta.get("licence", "")),
+        meta=extra,
+    )

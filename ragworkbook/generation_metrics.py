@@ -20,8 +20,8 @@ value here equals that library called directly on the same inputs:
   all-MiniLM-L6-v2 folder and ``num_layers`` = :data:`BERTSCORE_LAYERS` (6, the
   last layer: the one sentence-transformers fine-tuned for similarity). No idf
   weighting and **no baseline rescaling**: bert-score ships no baseline for this
-  model, so raw scores sit high (unrelated sentences often score 0.2-0.4 rather
-  than near 0); compare them with each other, not with published BERTScores.
+  model, so the raw scores are not on the scale of published (rescaled,
+  roberta-large) BERTScores; compare them with each other only.
 - :func:`exact_match` / :func:`token_f1`: SQuAD-style: lowercase, strip
   punctuation (so "28.4" becomes "284"), drop the articles a/an/the, collapse
   whitespace; token F1 counts the bag-of-tokens overlap.
@@ -227,6 +227,8 @@ def normalize_answer(text: str) -> str:
 
 def exact_match(answer: str, reference: str) -> float:
     """1.0 if the normalised answer equals the normalised reference, else 0.0."""
+    _text(answer, "answer")
+    _text(reference, "reference")
     return float(normalize_answer(answer) == normalize_answer(reference))
 
 
@@ -235,8 +237,8 @@ def token_f1(answer: str, reference: str) -> float:
 
     If either side has no tokens: 1.0 when both are empty, else 0.0 (SQuAD v2).
     """
-    a = normalize_answer(answer).split()
-    r = normalize_answer(reference).split()
+    a = normalize_answer(_text(answer, "answer")).split()
+    r = normalize_answer(_text(reference, "reference")).split()
     if not a or not r:
         return float(a == r)
     same = sum((Counter(a) & Counter(r)).values())
@@ -270,7 +272,7 @@ def generation_scores(answers: Sequence[str], references: Sequence[str],
         if m not in metrics:
             continue
         if m in pointwise:
-            cols[m] = np.array([pointwise[m](x, y) for x, y in zip(a, r)], dtype=np.float64)
+            cols[m] = np.array([pointwise[m](x, y) for x, y in zip(a, r, strict=True)], dtype=np.float64)
         elif m == "embedding_similarity":
             cols[m] = embedding_similarities(a, r)
         elif m == "bertscore_f1":

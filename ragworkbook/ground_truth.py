@@ -28,8 +28,13 @@ from dataclasses import dataclass, field
 from ragworkbook.chunking import Chunk
 from ragworkbook.datasets import Corpus, EvalItem, EvalSet, Page
 
-__all__ = ["keyword_qrels", "graded_keyword_qrels", "keyword_diagnostics", "KeywordDiagnostic",
-           "find_occurrences"]
+__all__ = [
+    "keyword_qrels",
+    "graded_keyword_qrels",
+    "keyword_diagnostics",
+    "KeywordDiagnostic",
+    "find_occurrences",
+]
 
 Qrels = dict[str, dict[str, int]]
 
@@ -45,13 +50,30 @@ def _items(eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str]) -> list[t
     return out
 
 
+def _check_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+    if isinstance(chunks, EvalSet) or isinstance(chunks, Mapping):
+        raise TypeError("the first argument must be the chunks and the second the eval set: "
+                        "keyword_qrels(chunks, eval_set)")
+    out = list(chunks)
+    for i, c in enumerate(out):
+        if not isinstance(c, Chunk):
+            raise TypeError(f"chunks[{i}] is a {type(c).__name__}, expected a Chunk (from chunk_pages); "
+                            "the call is keyword_qrels(chunks, eval_set)")
+    return out
+
+
 def _check_keyword(qid: str, kw: str) -> None:
     if not isinstance(kw, str) or not kw:
-        raise ValueError(f"question {qid!r} has an empty keyword: keyword ground truth needs a non-empty string")
+        raise ValueError(
+            f"question {qid!r} has an empty keyword: keyword ground truth needs a non-empty string"
+        )
 
 
-def keyword_qrels(chunks: Sequence[Chunk], eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str],
-                  case_sensitive: bool = False) -> Qrels:
+def keyword_qrels(
+    chunks: Sequence[Chunk],
+    eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str],
+    case_sensitive: bool = False,
+) -> Qrels:
     """``{qid: {chunk_id: 1}}``: the chunks whose text contains the question's keyword.
 
     Case-insensitive by default (``keyword.lower() in chunk.text.lower()``).
@@ -61,7 +83,7 @@ def keyword_qrels(chunks: Sequence[Chunk], eval_set: EvalSet | Iterable[EvalItem
     chunks' order.
     """
     qrels: Qrels = {}
-    texts = [(c.id, c.text if case_sensitive else c.text.lower()) for c in chunks]
+    texts = [(c.id, c.text if case_sensitive else c.text.lower()) for c in _check_chunks(chunks)]
     for qid, kw in _items(eval_set):
         _check_keyword(qid, kw)
         needle = kw if case_sensitive else kw.lower()
@@ -69,8 +91,9 @@ def keyword_qrels(chunks: Sequence[Chunk], eval_set: EvalSet | Iterable[EvalItem
     return qrels
 
 
-def graded_keyword_qrels(chunks: Sequence[Chunk], keywords: Mapping[str, Sequence[str]],
-                         case_sensitive: bool = False) -> Qrels:
+def graded_keyword_qrels(
+    chunks: Sequence[Chunk], keywords: Mapping[str, Sequence[str]], case_sensitive: bool = False
+) -> Qrels:
     """Graded relevance from several keywords: grade = how many of the question's keywords the chunk contains.
 
     ``keywords``: ``{qid: [kw1, kw2, ...]}`` (e.g. the eval keyword plus the
@@ -78,6 +101,7 @@ def graded_keyword_qrels(chunks: Sequence[Chunk], keywords: Mapping[str, Sequenc
     Use with NDCG's graded gains.
     """
     qrels: Qrels = {}
+    chunks = _check_chunks(chunks)
     for qid, kws in keywords.items():
         if isinstance(kws, str):
             raise TypeError(f"keywords[{qid!r}] must be a list of strings, not one string")
@@ -139,14 +163,25 @@ class KeywordDiagnostic:
 
     @property
     def status(self) -> str:
-        flags = [name for name, on in (("no match", self.no_match), ("too many", self.too_many),
-                                       ("split", self.is_split)) if on]
+        flags = [
+            name
+            for name, on in (
+                ("no match", self.no_match),
+                ("too many", self.too_many),
+                ("split", self.is_split),
+            )
+            if on
+        ]
         return "+".join(flags) if flags else "ok"
 
 
-def keyword_diagnostics(chunks: Sequence[Chunk], eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str],
-                        pages: Corpus | Sequence[Page] | None = None, too_many: int = 5,
-                        case_sensitive: bool = False) -> list[KeywordDiagnostic]:
+def keyword_diagnostics(
+    chunks: Sequence[Chunk],
+    eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str],
+    pages: Corpus | Sequence[Page] | None = None,
+    too_many: int = 5,
+    case_sensitive: bool = False,
+) -> list[KeywordDiagnostic]:
     """Per question: how many chunks match, which pages hold the keyword, and split occurrences.
 
     ``too_many``: a keyword matching more than this many chunks is flagged.
@@ -176,7 +211,15 @@ def keyword_diagnostics(chunks: Sequence[Chunk], eval_set: EvalSet | Iterable[Ev
                     split.append((p.page, o))
         if not page_list:
             hit_pages = sorted({c.page for c in chunks if c.id in qrels[qid]})
-        out.append(KeywordDiagnostic(qid=qid, keyword=kw, n_chunks=len(qrels[qid]),
-                                     chunk_ids=list(qrels[qid]), pages=hit_pages, split=split,
-                                     too_many_threshold=too_many))
+        out.append(
+            KeywordDiagnostic(
+                qid=qid,
+                keyword=kw,
+                n_chunks=len(qrels[qid]),
+                chunk_ids=list(qrels[qid]),
+                pages=hit_pages,
+                split=split,
+                too_many_threshold=too_many,
+            )
+        )
     return out

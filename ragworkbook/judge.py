@@ -79,60 +79,61 @@ SYSTEM_PROMPT = (
 #: notebook can print them.
 PROMPTS: dict[str, str] = {
     "statements": (
-        "Break the answer below into short, self-contained factual statements. "
-        "Each statement must make sense on its own (replace pronouns with the names they "
-        "refer to). If the answer makes no factual claim (for example \"I don't know\"), "
-        "return an empty list.\n\n"
+        "Break the answer below into short, self-contained factual statements, written "
+        "out in full. Each statement must make sense on its own (replace pronouns with the "
+        "names they refer to). If the answer makes no factual claim (for example \"I don't "
+        "know\"), give no statements.\n\n"
         "Question: {question}\nAnswer: {answer}\n\n"
-        'Return JSON: {{"statements": ["...", "..."]}}'
+        "Reply in JSON with the key \"statements\" (a list of strings)."
     ),
     "faithfulness": (
-        "Decide for each statement whether it can be directly inferred from the context. "
-        "Verdict 1 if the context supports it, 0 if it does not (contradicted or not mentioned). "
-        "Give a one-sentence reason first.\n\n"
+        "Read the context, then decide for each numbered statement whether the context "
+        "supports it. Verdict 1 if the context supports the statement, 0 if the context "
+        "contradicts it or does not mention it. Give a short reason before each verdict.\n\n"
         "Context:\n{context}\n\nStatements:\n{statements}\n\n"
-        'Return JSON: {{"verdicts": [{{"reason": "...", "verdict": 0 or 1}}, ...]}} '
-        "with exactly {n} entries, in the order of the statements."
+        "Reply in JSON with the key \"verdicts\": a list of exactly {n} objects with keys "
+        "\"reason\" and \"verdict\", in the order of the statements."
     ),
     "answer_relevancy": (
         "Write {n} different questions that the answer below would be a good answer to. "
         "Also say whether the answer is noncommittal: 1 if it is evasive, vague or "
         "ambiguous (like \"I don't know\" or \"I'm not sure\"), else 0.\n\n"
         "Answer: {answer}\n\n"
-        'Return JSON: {{"questions": ["...", ...], "noncommittal": 0 or 1}}'
+        "Reply in JSON with the keys \"questions\" (a list of {n} questions) and "
+        "\"noncommittal\" (0 or 1)."
     ),
     "context_precision_with_reference": (
         "Given a question, its reference answer and one retrieved context, decide whether "
         "the context was useful for arriving at the reference answer. Verdict 1 if useful, "
-        "0 if not. Give a one-sentence reason first.\n\n"
+        "0 if not. Give a short reason first.\n\n"
         "Question: {question}\nReference answer: {answer}\nContext: {context}\n\n"
-        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+        "Reply in JSON with the keys \"reason\" and \"verdict\" (0 or 1)."
     ),
     "context_precision_without_reference": (
         "Given a question, the system's answer and one retrieved context, decide whether "
         "the context was useful for arriving at the answer. Verdict 1 if useful, 0 if not. "
-        "Give a one-sentence reason first.\n\n"
+        "Give a short reason first.\n\n"
         "Question: {question}\nAnswer: {answer}\nContext: {context}\n\n"
-        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+        "Reply in JSON with the keys \"reason\" and \"verdict\" (0 or 1)."
     ),
     "context_recall": (
-        "Here are numbered statements from a reference answer and a context. For each "
-        "statement decide whether it can be attributed to the context. Verdict 1 if the "
-        "context contains the information, 0 if not. Give a one-sentence reason first.\n\n"
+        "Read the context, then decide for each numbered statement from a reference answer "
+        "whether it can be attributed to the context. Verdict 1 if the context contains the "
+        "information, 0 if not. Give a short reason before each verdict.\n\n"
         "Question: {question}\nContext:\n{context}\n\nStatements:\n{statements}\n\n"
-        'Return JSON: {{"verdicts": [{{"reason": "...", "verdict": 0 or 1}}, ...]}} '
-        "with exactly {n} entries, in the order of the statements."
+        "Reply in JSON with the key \"verdicts\": a list of exactly {n} objects with keys "
+        "\"reason\" and \"verdict\", in the order of the statements."
     ),
     "context_relevance": (
         "Decide whether the context below is relevant to the question: verdict 1 if it "
-        "contains information that helps answer the question, 0 if not. Give a one-sentence "
-        "reason first.\n\n"
+        "contains information that helps answer the question, 0 if not. Give a short reason "
+        "first.\n\n"
         "Question: {question}\nContext: {context}\n\n"
-        'Return JSON: {{"reason": "...", "verdict": 0 or 1}}'
+        "Reply in JSON with the keys \"reason\" and \"verdict\" (0 or 1)."
     ),
 }
 
-_REASON = {"type": "string", "maxLength": 300}
+_REASON = {"type": "string"}
 _VERDICT = {"type": "integer", "enum": [0, 1]}
 
 
@@ -143,7 +144,7 @@ def statements_schema(max_statements: int = 10) -> dict[str, Any]:
         "properties": {
             "statements": {
                 "type": "array",
-                "items": {"type": "string", "minLength": 1, "maxLength": 300},
+                "items": {"type": "string"},
                 "maxItems": max_statements,
             }
         },
@@ -191,7 +192,7 @@ def questions_schema(n: int) -> dict[str, Any]:
         "properties": {
             "questions": {
                 "type": "array",
-                "items": {"type": "string", "maxLength": 300},
+                "items": {"type": "string"},
                 "minItems": n,
                 "maxItems": n,
             },

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,6 +175,24 @@ class Report:
               "failures": a.failures} for m, a in self.aggregates.items()]
         )
         return df.set_index("metric")
+
+    def check_eval_set(self, eval_set: Any) -> None:
+        """Raise ValueError unless the report's questions are exactly ``eval_set``'s (ids and texts)."""
+        items = {str(it["id"]): it["question"] for it in _items(eval_set)}
+        mine = {str(r["id"]): r.get("question") for r in self.rows}
+        name = self.meta.get("name") or "the report"
+        only_r, only_e = sorted(set(mine) - set(items)), sorted(set(items) - set(mine))
+        if only_r or only_e:
+            raise ValueError(
+                f"{name} does not match the eval set: "
+                + (f"questions only in the report: {', '.join(only_r)}; " if only_r else "")
+                + (f"questions only in the eval set: {', '.join(only_e)}; " if only_e else "")
+                + "re-run the evaluation on this eval set"
+            )
+        changed = [i for i in items if items[i] != mine[i]]
+        if changed:
+            raise ValueError(f"{name} does not match the eval set: the text of question(s) "
+                             f"{', '.join(changed)} differs; re-run the evaluation on this eval set")
 
     def targets(self, domain: str = "general"):
         """The aggregates rated against the targets table (see :mod:`ragworkbook.targets`)."""
@@ -343,7 +362,7 @@ def _check_same_questions(a: Report, b: Report) -> None:
 
 
 def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, *,
-                    alpha: float = 0.05, method: str = "permutation", seed: int = 0) -> Comparison:
+                    alpha: float = 0.05, method: str = "randomization", seed: int = 0) -> Comparison:
     """Paired comparison of report ``b`` against report ``a`` on the same questions.
 
     ``metrics`` defaults to every metric present in both. For each metric the
@@ -387,7 +406,7 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
                                "p_value": float("nan"), "n": len(va), "dropped": dropped,
                                "verdict": "not compared (no pairs)"}
         if va:
-            res = paired_test(va, vb, method=method, seed=seed)
+            res = paired_test(vb, va, method=method, seed=seed)  # mean_diff = mean(b - a)
             rec.update(mean_a=sum(va) / len(va), mean_b=sum(vb) / len(vb), diff=float(res.mean_diff),
                        ci_low=float(res.ci_low), ci_high=float(res.ci_high), p_value=float(res.p_value))
             sign = -1.0 if m in LOWER_IS_BETTER else 1.0
@@ -399,3 +418,332 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     table = pd.DataFrame(rows).set_index("metric")
     return Comparison(table=table, alpha=alpha, method=method,
                       name_a=str(a.meta.get("name", "a")), name_b=str(b.meta.get("name", "b")))
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------------------------
+RETRIEVAL_METRICS = ("precision", "recall", "hit_rate", "mrr", "ndcg")
+GENERATION_METRICS = ("bleu", "rouge_l", "meteor", "embedding_similarity", "token_f1", "exact_match",
+                      "bertscore_f1")
+JUDGED_METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall", "hallucination")
+DEFAULT_GENERATION = ("bleu", "rouge_l", "meteor", "embedding_similarity", "token_f1")
+
+
+def _retrieval_name(family: str, k: int) -> str:
+    return f"{family}@{k}"
+
+
+def resolve_metrics(metrics: Iterable[str] | None, *, k: int, have_qrels: bool,
+                    have_judge: bool) -> list[str]:
+    """The metric columns a run will have, in a fixed order.
+
+    ``None`` = every retrieval metric (when relevance judgements are given),
+    the default generation metrics (BLEU, ROUGE-L, METEOR, embedding
+    similarity, token F1) and every judged metric (when a judge is given).
+    Retrieval metrics may be named with or without the cut-off (``recall`` or
+    ``recall@3``; the cut-off must equal ``k``). Raises ValueError naming
+    unknown metrics, and metrics that need qrels or a judge that were not given.
+    """
+    if metrics is None:
+        out = [_retrieval_name(f, k) for f in RETRIEVAL_METRICS] if have_qrels else []
+        out += list(DEFAULT_GENERATION)
+        out += list(JUDGED_METRICS) if have_judge else []
+        return out
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    wanted: list[str] = []
+    for m in metrics:
+        name = str(m).strip().lower()
+        fam, _, cut = name.partition("@")
+        if fam in RETRIEVAL_METRICS:
+            if cut and cut != str(k):
+                raise ValueError(f"metric {m!r}: the cut-off must equal k={k} (use {fam}@{k} or {fam})")
+            if not have_qrels:
+                raise ValueError(f"metric {m!r} needs relevance judgements: pass qrels=... "
+                                 "(e.g. ragworkbook.ground_truth.keyword_qrels(eval_set, chunks))")
+            name = _retrieval_name(fam, k)
+        elif name in JUDGED_METRICS:
+            if not have_judge:
+                raise ValueError(f"metric {m!r} needs an LLM judge: pass judge=get_generator(...)")
+        elif name not in GENERATION_METRICS:
+            known = ([f"{f}@{k}" for f in RETRIEVAL_METRICS] + list(GENERATION_METRICS)
+                     + list(JUDGED_METRICS))
+            raise ValueError(f"unknown metric {m!r}; known metrics: {', '.join(known)}")
+        if name not in wanted:
+            wanted.append(name)
+    order = ([_retrieval_name(f, k) for f in RETRIEVAL_METRICS] + list(GENERATION_METRICS)
+             + list(JUDGED_METRICS))
+    return [m for m in order if m in wanted]
+
+
+def _context_fields(contexts: Sequence[Any]) -> tuple[list[str | None], list[str]]:
+    """(ids, texts) of retrieved contexts given as Hits, Chunks or strings."""
+    ids: list[str | None] = []
+    texts: list[str] = []
+    for c in contexts:
+        chunk = getattr(c, "chunk", c)
+        if isinstance(chunk, str):
+            ids.append(None)
+            texts.append(chunk)
+        else:
+            ids.append(getattr(chunk, "id", None))
+            texts.append(str(getattr(chunk, "text", chunk)))
+    return ids, texts
+
+
+def _retrieval_scores(ranking: list[str], relevance: Mapping[str, float], k: int,
+                      wanted: list[str]) -> dict[str, float]:
+    from ragworkbook import retrieval_metrics as rm
+
+    relevant = {d for d, g in relevance.items() if g > 0}
+    funcs = {
+        "precision": lambda: rm.precision_at_k(ranking, relevant, k),
+        "recall": lambda: rm.recall_at_k(ranking, relevant, k),
+        "hit_rate": lambda: rm.hit_rate_at_k(ranking, relevant, k),
+        "mrr": lambda: rm.reciprocal_rank(ranking, relevant, k=k),
+        "ndcg": lambda: rm.ndcg_at_k(ranking, dict(relevance), k),
+    }
+    out = {}
+    for fam in RETRIEVAL_METRICS:
+        name = _retrieval_name(fam, k)
+        if name in wanted:
+            out[name] = float(funcs[fam]())
+    return out
+
+
+def _items(eval_set: Any) -> list[Any]:
+    items = list(getattr(eval_set, "items", eval_set))
+    if not items:
+        raise ValueError("the eval set is empty")
+    out = []
+    for i, it in enumerate(items):
+        if isinstance(it, Mapping):
+            missing = [f for f in ("id", "question", "reference") if f not in it]
+            if missing:
+                raise ValueError(f"eval item {i} is missing {', '.join(missing)}")
+            out.append(dict(it))
+        else:
+            out.append({"id": it.id, "question": it.question, "reference": it.reference,
+                        "keyword": getattr(it, "keyword", None)})
+    return out
+
+
+_JUDGED_NAMES = {"faithfulness": "faithfulness", "answer_relevancy": "answer_relevancy",
+                 "context_precision": "context_precision_with_reference", "context_recall": "context_recall"}
+
+
+def _jsonable(x: Any) -> Any:
+    return json.loads(json.dumps(x, default=str))
+
+
+def _judge_rows(rows: list[dict[str, Any]], wanted: list[str], judge: Any, progress: bool) -> None:
+    """Add the judged metrics to ``rows`` in place (values, failures with reasons, intermediates)."""
+    from ragworkbook.judge import Judge
+    from ragworkbook.judged_metrics import JudgeSample, evaluate_judged
+
+    if not isinstance(judge, Judge):
+        judge = Judge(judge)
+    ours = [m for m in _JUDGED_NAMES if m in wanted or (m == "faithfulness" and "hallucination" in wanted)]
+    samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
+                           reference=r["reference"], sample_id=r["id"]) for r in rows]
+    rep = evaluate_judged(samples, judge, [_JUDGED_NAMES[m] for m in ours], progress=progress)
+    for m in ours:
+        for r, res in zip(rows, rep.results[_JUDGED_NAMES[m]], strict=True):
+            score = res.score
+            if score is None or _is_nan(score):
+                r["metrics"][m] = None
+                r["failures"][m] = f"{res.status}: {res.error}" if res.error else res.status
+            else:
+                r["metrics"][m] = float(score)
+            r.setdefault("judgments", {})[m] = _jsonable(
+                {"status": res.status, "items": res.items, "detail": res.detail})
+    if "hallucination" in wanted:
+        for r in rows:
+            f = r["metrics"].get("faithfulness")
+            if f is None:
+                r["metrics"]["hallucination"] = None
+                r["failures"]["hallucination"] = "faithfulness could not be judged"
+            else:
+                r["metrics"]["hallucination"] = 1.0 if f < 1.0 else 0.0
+
+
+def evaluate(pipeline: Any, eval_set: Any, *, qrels: Mapping[str, Mapping[str, float]] | None = None,
+             k: int = 3, judge: Any = None, metrics: Iterable[str] | None = None, progress: bool = True,
+             name: str = "", meta: Mapping[str, Any] | None = None) -> Report:
+    """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
+
+    - ``pipeline``: anything with ``.answer(question) -> RAGAnswer`` (``answer``
+      text and ``contexts``, the retrieved Hits/Chunks in rank order), e.g.
+      :class:`ragworkbook.pipeline.NaiveRAG`.
+    - ``eval_set``: an :class:`~ragworkbook.datasets.EvalSet` (or a list of
+      dicts with ``id``, ``question``, ``reference``).
+    - ``qrels``: ``question id -> {chunk id: grade}``; with it the retrieval
+      metrics @k are computed on the retrieved contexts' ids (binary relevance
+      = grade > 0; NDCG uses the grades, linear gain). A question missing from
+      ``qrels`` has no relevant chunk (every retrieval metric 0).
+    - ``judge``: a :class:`~ragworkbook.judge.Judge` (or a
+      :class:`~ragworkbook.llm.base.Generator`, wrapped in one) used as the LLM
+      judge for faithfulness, answer relevancy, context precision and recall,
+      and the per-question hallucination flag (1 when faithfulness < 1: at
+      least one claim not supported; its mean is the hallucination rate).
+      A judgment that fails is recorded as ``None`` with its reason in the
+      row's ``failures`` and counted in the aggregate.
+    - ``metrics``: see :func:`resolve_metrics`.
+    - ``progress``: a tqdm bar over the questions.
+
+    Generation errors of the pipeline itself are not caught: a run whose
+    generator is down should stop, not produce a report of failures.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    items = _items(eval_set)
+    wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None, have_judge=judge is not None)
+    gen_wanted = [m for m in wanted if m in GENERATION_METRICS]
+    from tqdm.auto import tqdm
+
+    rows: list[dict[str, Any]] = []
+    for it in tqdm(items, desc="evaluate", disable=not progress, leave=False):
+        ans = pipeline.answer(it["question"])
+        answer = str(getattr(ans, "answer", ans))
+        ids, texts = _context_fields(getattr(ans, "contexts", []) or [])
+        row: dict[str, Any] = {"id": str(it["id"]), "question": it["question"], "reference": it["reference"],
+                               "answer": answer, "context_ids": ids, "contexts": texts,
+                               "metrics": {}, "failures": {}}
+        if qrels is not None:
+            rel = qrels.get(str(it["id"]), {})
+            if not isinstance(rel, Mapping):
+                rel = {d: 1 for d in rel}
+            ranking = [i if i is not None else f"<context {n}>" for n, i in enumerate(ids)]
+            row["metrics"].update(_retrieval_scores(ranking, rel, k, wanted))
+        rows.append(row)
+    if judge is not None and any(m in JUDGED_METRICS for m in wanted):
+        _judge_rows(rows, wanted, judge, progress)
+    if gen_wanted:
+        from ragworkbook.generation_metrics import generation_scores
+
+        answers = [r["answer"] for r in rows]
+        df = generation_scores(answers, [r["reference"] for r in rows], metrics=gen_wanted)
+        for i, r in enumerate(rows):
+            for m in gen_wanted:
+                r["metrics"][m] = float(df[m].iloc[i])
+    for r in rows:
+        r["metrics"] = {m: r["metrics"].get(m) for m in wanted}
+    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(rows),
+                            "eval_set": getattr(eval_set, "name", "")}
+    gen = getattr(pipeline, "generator", None)
+    if gen is not None:
+        info.update(backend=getattr(gen, "backend", ""), model=getattr(gen, "model", ""))
+    retr = getattr(pipeline, "retriever", None)
+    if retr is not None:
+        info["retriever"] = type(retr).__name__
+    if judge is not None:
+        jg = getattr(judge, "generator", judge)
+        info["judge"] = f"{getattr(jg, 'backend', '')}:{getattr(jg, 'model', '')}"
+    info.update(meta or {})
+    return Report(rows=rows, metrics=wanted, meta=info)
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+# ---------------------------------------------------------------------------------------------
+def _split_names(values: Iterable[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [v.strip() for chunk in values for v in chunk.split(",") if v.strip()]
+
+
+def build_retriever(kind: str, chunks: Sequence[Any]) -> Any:
+    """``dense`` (MiniLM), ``bm25`` or ``hybrid`` (reciprocal-rank fusion of both) over ``chunks``."""
+    from ragworkbook import retrievers as rt
+
+    if kind == "dense":
+        return rt.DenseRetriever(chunks)
+    if kind == "bm25":
+        return rt.BM25Retriever(chunks)
+    if kind == "hybrid":
+        return rt.HybridRetriever([rt.DenseRetriever(chunks), rt.BM25Retriever(chunks)])
+    raise ValueError(f"unknown retriever {kind!r}: use dense, bm25 or hybrid")
+
+
+def format_summary(report: Report) -> str:
+    """The aggregates as a fixed-width table with the targets rating where one applies."""
+    from ragworkbook.targets import apply_targets
+
+    ratings = dict(zip(*[apply_targets(report)[c] for c in ("metric", "rating")], strict=True))
+    lines = [f"{'metric':<22}{'mean':>9}  {'95% CI':<17}{'n':>4}{'failed':>8}  target"]
+    for m, a in report.aggregates.items():
+        ci = f"[{a.ci_low:.3f}, {a.ci_high:.3f}]" if a.n else "-"
+        lines.append(f"{m:<22}{a.mean:>9.3f}  {ci:<17}{a.n:>4}{a.failures:>8}  {ratings.get(m, '')}")
+    return "\n".join(lines)
+
+
+def cli_eval(args: Any) -> int:
+    """``ragworkbook eval``: run the naive RAG over an eval set, print the aggregates, save the report."""
+    from ragworkbook.chunking import chunk_pages
+    from ragworkbook.datasets import load_corpus, load_eval_set
+    from ragworkbook.ground_truth import keyword_qrels
+
+    eval_set = load_eval_set(args.eval_set)
+    corpus = load_corpus(args.corpus)
+    metrics = _split_names(args.metric)
+    resolve_metrics(metrics, k=args.k, have_qrels=True, have_judge=bool(args.judge))  # fail fast
+    if args.k <= 0:
+        raise ValueError(f"--k must be a positive integer, got {args.k}")
+    chunks = chunk_pages(corpus)
+    qrels = keyword_qrels(chunks, eval_set)
+    retriever = build_retriever(args.retriever, chunks)
+    from ragworkbook.llm import get_generator
+    from ragworkbook.pipeline import NaiveRAG
+
+    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording)
+    pipeline = NaiveRAG(retriever, generator, k=args.k)
+    report = evaluate(pipeline, eval_set, qrels=qrels, k=args.k, judge=generator if args.judge else None,
+                      metrics=metrics, progress=not args.no_progress, name=args.name,
+                      meta={"retriever": args.retriever, "corpus": getattr(corpus, "title", "")})
+    if args.out:
+        report.save(args.out)
+    if args.json:
+        print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
+    else:
+        m = report.meta
+        print(f"{len(report.rows)} questions, {m.get('backend', '?')}:{m.get('model', '?')}, "
+              f"{args.retriever} retrieval, k={args.k}")
+        print(format_summary(report))
+        if args.out:
+            print(f"report saved to {args.out}")
+    return 0
+
+
+def cli_compare(args: Any) -> int:
+    """``ragworkbook compare A.json B.json``: paired tests per metric; exit 1 when B is
+    significantly worse on a ``--fail-if-worse`` metric, 2 on bad input, else 0."""
+    a = Report.load(args.report_a)
+    b = Report.load(args.report_b)
+    if getattr(args, "eval_set", None):
+        from ragworkbook.datasets import load_eval_set
+
+        es = load_eval_set(args.eval_set)
+        for path, r in ((args.report_a, a), (args.report_b, b)):
+            try:
+                r.check_eval_set(es)
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from None
+    gate = _split_names(args.fail_if_worse) or []
+    metrics = _split_names(args.metric)
+    if metrics is not None:
+        metrics += [m for m in gate if m not in metrics]
+    cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
+    worse = [m for m in gate if cmp.worse(m)]
+    if args.json:
+        out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
+               "metrics": _jsonable(json.loads(cmp.table.reset_index().to_json(orient="records"))),
+               "failed_gates": worse}
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"A = {args.report_a}\nB = {args.report_b}\n"
+              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A")
+        print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
+        for m in worse:
+            print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
+    return 1 if worse else 0

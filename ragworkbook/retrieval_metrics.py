@@ -20,8 +20,8 @@ Conventions (the same in the batch API, :mod:`ragworkbook.batch_metrics`)
   always divides by ``k`` (as trec_eval does), never by ``len(ranking)``.
 - **No relevant documents**: recall, reciprocal rank, average precision,
   R-precision and NDCG are 0.0 for a single query (precision is 0.0 anyway).
-  The batch API by default *leaves such queries out* of the mean, like
-  trec_eval; ``no_relevant="zero"`` keeps them with 0, like ranx.
+  The batch API keeps such queries with 0 in the mean by default, as
+  pytrec_eval (trec_eval 9) and ranx do; ``no_relevant="skip"`` leaves them out.
 - **Gain** for (N)DCG: ``"linear"`` = grade (trec_eval ``ndcg``, ranx ``ndcg``)
   or ``"exponential"`` = 2^grade - 1 (ranx ``ndcg_burges``). **Discount**:
   ``log2(rank + 1)`` with ranks counted from 1.

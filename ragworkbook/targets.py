@@ -177,7 +177,8 @@ def apply_targets(report_or_means: Any, domain: str = "general"):
         means = dict(report_or_means)
     else:
         raise TypeError(
-            f"apply_targets needs a Report or a mapping of metric -> mean, got {type(report_or_means).__name__}"
+            "apply_targets needs a Report or a mapping of metric -> mean, got "
+            f"{type(report_or_means).__name__}"
         )
     rows = []
     for metric, value in means.items():

@@ -40,7 +40,6 @@ WORDNET_FILES = (
 )
 _REQUIRED = ("data.noun", "index.noun", "lexnames", "index.sense")
 _LOCK = threading.Lock()
-_READY: Path | None = None
 
 
 def source_dir() -> Path:
@@ -95,7 +94,6 @@ def prepare(force: bool = False) -> Path:
     Copies the files (CRLF -> LF) once, atomically, and puts the folder first on
     ``nltk.data.path``. ``force=True`` rebuilds the copy.
     """
-    global _READY
     with _LOCK:
         root = nltk_data_dir()
         target = wordnet_dir()
@@ -108,11 +106,17 @@ def prepare(force: bool = False) -> Path:
                     f = src / name
                     if f.is_file():
                         (tmp / name).write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))
-                if target.exists():
-                    old = target.with_name(f".wordnet-old-{os.getpid()}")
-                    os.replace(target, old)
+                if target.exists():  # a broken or forced copy: move it aside first
+                    old = Path(tempfile.mkdtemp(prefix=".wordnet-old-", dir=target.parent))
+                    os.replace(target, old / "wordnet")
                     shutil.rmtree(old, ignore_errors=True)
-                os.replace(tmp, target)
+                try:
+                    os.replace(tmp, target)
+                except OSError:
+                    # another process finished its copy first: keep theirs if it is complete
+                    if not _is_prepared(target):
+                        raise
+                    shutil.rmtree(tmp, ignore_errors=True)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
@@ -120,7 +124,6 @@ def prepare(force: bool = False) -> Path:
 
         if str(root) not in nltk.data.path:
             nltk.data.path.insert(0, str(root))
-        _READY = root
         return root
 
 

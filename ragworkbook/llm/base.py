@@ -98,7 +98,9 @@ class Generation:
     key: str = ""
     attempts: int = 1
     raw_outputs: list[str] = field(default_factory=list)
-    replayed: bool = False
+    # Not part of the answer: left out of repr and == so a replayed answer prints and
+    # compares exactly like the live one it was recorded from.
+    replayed: bool = field(default=False, repr=False, compare=False)
 
 
 class Generator(ABC):
@@ -117,44 +119,83 @@ class Generator(ABC):
                    schema: Mapping[str, Any] | None) -> str:
         """Return the raw text of one completion."""
 
+    async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
+                          schema: Mapping[str, Any] | None) -> str:
+        """Async :meth:`_chat_once` (default: runs it in a worker thread)."""
+        return await asyncio.to_thread(self._chat_once, messages, options, schema)
+
     # --- public API --------------------------------------------------------------
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
              schema: Mapping[str, Any] | None = None,
              options: Mapping[str, Any] | None = None) -> Generation:
         """Generate one answer; with ``schema``, parse and validate it (bounded retries)."""
+        messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
+        raws: list[str] = []
+        for attempt in range(self._attempts(schema)):
+            raws.append(self._chat_once(messages, _attempt_options(opts, attempt), schema))
+            gen = self._accept(raws, schema, key)
+            if gen is not None:
+                return gen
+        raise self._parse_error(raws, schema)
+
+    async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
+                    schema: Mapping[str, Any] | None = None,
+                    options: Mapping[str, Any] | None = None) -> Generation:
+        """Async :meth:`chat`: same request, same answer, same retries."""
+        messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
+        raws: list[str] = []
+        for attempt in range(self._attempts(schema)):
+            raws.append(await self._achat_once(messages, _attempt_options(opts, attempt), schema))
+            gen = self._accept(raws, schema, key)
+            if gen is not None:
+                return gen
+        raise self._parse_error(raws, schema)
+
+    # --- shared by chat/achat ----------------------------------------------------
+    def _prepare(self, prompt_or_messages: str | Sequence[Message], system: str | None,
+                 schema: Mapping[str, Any] | None, options: Mapping[str, Any] | None
+                 ) -> tuple[list[dict[str, str]], dict[str, Any], str]:
         messages = build_messages(prompt_or_messages, system)
         opts = merge_options(options)
-        key = request_key(messages, opts, schema, self.model)
-        raws: list[str] = []
-        attempts = 1 + (self.max_retries if schema is not None else 0)
-        last_err: Exception | None = None
-        for attempt in range(attempts):
-            # A retry changes the seed so a deterministic backend can give a different answer.
-            o = opts if attempt == 0 else {**opts, "seed": int(opts.get("seed", 0)) + attempt}
-            text = self._chat_once(messages, o, schema)
-            raws.append(text)
-            if schema is None:
-                return Generation(text=text, backend=self.backend, model=self.model, key=key,
-                                  attempts=1, raw_outputs=raws)
-            try:
-                data = parse_json_output(text, schema)
-            except ValueError as exc:
-                last_err = exc
-                continue
-            return Generation(text=text, backend=self.backend, model=self.model, data=data,
-                              key=key, attempts=attempt + 1, raw_outputs=raws)
-        raise OutputParseError(
+        return messages, opts, request_key(messages, opts, schema, self.model)
+
+    def _attempts(self, schema: Mapping[str, Any] | None) -> int:
+        return 1 + (self.max_retries if schema is not None else 0)
+
+    def _accept(self, raws: list[str], schema: Mapping[str, Any] | None, key: str) -> Generation | None:
+        """The Generation for the last raw output, or None when it does not parse."""
+        text = raws[-1]
+        if schema is None:
+            return Generation(text=text, backend=self.backend, model=self.model, key=key,
+                              attempts=len(raws), raw_outputs=list(raws))
+        try:
+            data = parse_json_output(text, schema)
+        except ValueError:
+            return None
+        return Generation(text=text, backend=self.backend, model=self.model, data=data,
+                          key=key, attempts=len(raws), raw_outputs=list(raws))
+
+    def _parse_error(self, raws: list[str], schema: Mapping[str, Any] | None) -> OutputParseError:
+        try:
+            parse_json_output(raws[-1], schema or {})
+            reason = "unknown"
+        except ValueError as exc:
+            reason = str(exc)
+        return OutputParseError(
             f"{self.backend}:{self.model} output did not match the JSON schema after "
-            f"{attempts} attempts ({last_err}); raw outputs kept on .raw_outputs",
+            f"{len(raws)} attempts ({reason}); raw outputs kept on .raw_outputs. Try a larger "
+            "num_predict (a truncated answer is invalid JSON) or a simpler schema.",
             raws,
         )
 
-    async def achat(self, prompt_or_messages: str | Sequence[Message], **kwargs: Any) -> Generation:
-        """Async :meth:`chat` (default: runs :meth:`chat` in a worker thread)."""
-        return await asyncio.to_thread(self.chat, prompt_or_messages, **kwargs)
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} backend={self.backend!r} model={self.model!r}>"
+
+
+def _attempt_options(opts: dict[str, Any], attempt: int) -> dict[str, Any]:
+    """Options for retry number ``attempt``: a retry changes the seed so a sampling
+    backend can give a different answer (at temperature 0 it usually does not)."""
+    return opts if attempt == 0 else {**opts, "seed": int(opts.get("seed", 0)) + attempt}
 
 
 def parse_json_output(text: str, schema: Mapping[str, Any]) -> Any:

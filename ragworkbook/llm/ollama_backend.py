@@ -1,0 +1,173 @@
+"""The Ollama backend: the official ``ollama`` Python client talking to an Ollama server.
+
+- Server: ``host=`` or ``$OLLAMA_HOST`` (default ``http://127.0.0.1:11434``),
+  normalised by :func:`ragworkbook.llm.ollama_host`. Start one with ``ollama serve``.
+- Model: default ``qwen3:4b``; get it with ``ollama pull qwen3:4b``.
+- Options go to Ollama as they are (``temperature``, ``seed``, ``num_predict``,
+  ``top_k``, ``repeat_penalty``, ...), except that ``repeat_penalty`` defaults to
+  1.0 instead of Ollama's 1.1: the penalty changes temperature-0 answers, and
+  with it off both live backends do plain greedy decoding for the same request.
+- A JSON schema is sent as ``format=<schema>`` (Ollama's structured outputs).
+- ``stream=True`` (the default) reads the answer as NDJSON chunks, so the read
+  timeout applies between chunks rather than to the whole answer; an error the
+  server sends mid-stream raises :class:`LLMError` with the server's message.
+- Thinking models (qwen3): ``think=None`` (default) sends nothing, and Ollama
+  lets such a model think first; the ``<think>...</think>`` preamble is removed
+  from the answer, but it counts against ``num_predict``. ``think=False`` turns
+  thinking off (faster, and the answer gets the whole budget); Ollama rejects
+  ``think=True`` for models without the capability. An answer cut off while
+  still thinking raises :class:`LLMError` saying so. The returned text is
+  stripped of surrounding whitespace.
+- Sync calls use ``ollama.Client``; :meth:`OllamaGenerator.achat` uses
+  ``ollama.AsyncClient`` (one per call, so it works under any event loop).
+
+Errors: no server -> :class:`BackendUnavailable` (says ``ollama serve``), model
+not pulled -> :class:`ModelNotFound` (says ``ollama pull MODEL``), any other
+server error -> :class:`LLMError` with the server's message and HTTP status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound
+
+DEFAULT_TIMEOUT = 300.0
+_THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+
+
+def _require_ollama() -> Any:
+    try:
+        import ollama
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the ollama backend needs the ollama client: `pip install ollama` ({exc})"
+        ) from exc
+    return ollama
+
+
+def ollama_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``options`` sent to Ollama: ours, with ``repeat_penalty`` 1.0 unless set."""
+    opts = {k: v for k, v in options.items() if v is not None}
+    opts.setdefault("repeat_penalty", 1.0)
+    return opts
+
+
+def strip_thinking(text: str) -> str:
+    """Drop a leading ``<think>...</think>`` block and surrounding whitespace.
+
+    Raises :class:`LLMError` when the text is an unfinished ``<think>`` block (the
+    token budget ran out before the answer).
+    """
+    if text.lstrip().startswith("<think>") and "</think>" not in text:
+        raise LLMError(
+            "the model used the whole num_predict budget thinking and gave no answer: pass "
+            "think=False (get_generator(..., think=False)) or a larger options['num_predict']"
+        )
+    return _THINK.sub("", text, count=1).strip()
+
+
+class OllamaGenerator(Generator):
+    """Chat with a model served by Ollama, through the official client."""
+
+    backend = "ollama"
+
+    def __init__(self, model: str, *, host: str | None = None, stream: bool = True,
+                 timeout: float | None = DEFAULT_TIMEOUT, think: bool | None = None):
+        from ragworkbook.llm import ollama_host
+
+        super().__init__(model)
+        self.host = ollama_host(host)
+        self.stream = stream
+        self.timeout = timeout
+        self.think = think
+        self._client: Any = None
+
+    # --- clients -----------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        """The ``ollama.Client`` (created on first use)."""
+        if self._client is None:
+            self._client = _require_ollama().Client(host=self.host, timeout=self.timeout)
+        return self._client
+
+    def _request(self, messages: list[dict[str, str]], options: dict[str, Any],
+                 schema: Mapping[str, Any] | None) -> dict[str, Any]:
+        req = {"model": self.model, "messages": messages, "options": ollama_options(options),
+               "format": dict(schema) if schema is not None else None, "stream": self.stream}
+        if self.think is not None:
+            req["think"] = self.think
+        return req
+
+    # --- error translation -----------------------------------------------------------
+    def _translate(self, exc: BaseException) -> LLMError:
+        import httpx
+        import ollama
+
+        if isinstance(exc, (ConnectionError, httpx.ConnectError)):
+            return BackendUnavailable(
+                f"no Ollama server answering at {self.host}: start one with `ollama serve` (or point "
+                "OLLAMA_HOST at a running server), or use the embedded model: RAGWORKBOOK_BACKEND=embedded"
+            )
+        if isinstance(exc, ollama.ResponseError):
+            msg = str(exc.error)
+            if exc.status_code == 404 and "not found" in msg.lower():
+                return ModelNotFound(
+                    f"model {self.model!r} is not available on the Ollama server at {self.host} "
+                    f"(server said: {msg}); pull it with `ollama pull {self.model}`"
+                )
+            status = f"HTTP {exc.status_code}" if exc.status_code and exc.status_code > 0 else "mid-stream"
+            return LLMError(f"the Ollama server at {self.host} returned an error ({status}): {msg}")
+        if isinstance(exc, httpx.TimeoutException):
+            return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout} s "
+                            f"(model {self.model!r}); raise timeout= or use a smaller model")
+        if isinstance(exc, httpx.HTTPError):
+            return LLMError(f"the connection to the Ollama server at {self.host} failed: "
+                            f"{type(exc).__name__}: {exc}")
+        return LLMError(f"the Ollama request failed: {type(exc).__name__}: {exc}")
+
+    # --- generation -------------------------------------------------------------------
+    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
+                   schema: Mapping[str, Any] | None) -> str:
+        import httpx
+        import ollama
+
+        try:
+            resp = self.client.chat(**self._request(messages, options, schema))
+            if not self.stream:
+                return strip_thinking(resp.message.content or "")
+            return strip_thinking("".join(part.message.content or "" for part in resp))
+        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+            raise self._translate(exc) from None
+
+    async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
+                          schema: Mapping[str, Any] | None) -> str:
+        import httpx
+        import ollama
+
+        client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout)
+        try:
+            resp = await client.chat(**self._request(messages, options, schema))
+            if not self.stream:
+                return strip_thinking(resp.message.content or "")
+            pieces = [part.message.content or "" async for part in resp]
+            return strip_thinking("".join(pieces))
+        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+            raise self._translate(exc) from None
+        finally:
+            await client.close()
+
+    def list_models(self) -> list[str]:
+        """Names of the models the server has pulled (``GET /api/tags``)."""
+        import httpx
+        import ollama
+
+        try:
+            return sorted(m.model for m in self.client.list().models if m.model)
+        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+            raise self._translate(exc) from None
+
+    def __repr__(self) -> str:
+        return f"<OllamaGenerator model={self.model!r} host={self.host!r}>"

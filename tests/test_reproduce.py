@@ -1,0 +1,74 @@
+import json
+
+import pytest
+
+from ragworkbook.reproduce import (
+    ROW_IDS,
+    STATUSES,
+    _show,
+    format_table,
+    ndcg_variants,
+    reproduce_all,
+    to_frame,
+)
+
+FAST = ["A1", "A2", "A3", "A4", "A5", "A6", "B8", "B9"]
+
+
+@pytest.fixture(scope="module")
+def fast_rows():
+    return {r.id: r for r in reproduce_all(only=FAST)}
+
+
+def test_every_numbers_md_row_is_listed():
+    assert ROW_IDS == ("A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8",
+                       "B9", "C1", "C2", "C3", "C4")
+
+
+def test_exact_rows_reproduce(fast_rows):
+    for rid in ("A1", "A2", "A4", "B9"):
+        r = fast_rows[rid]
+        assert r.status == "exact", (rid, r.reproduced)
+        assert all(f.matches for f in r.figures)
+    assert fast_rows["A1"].reproduced == "Recall@3 = 0.33, Recall@5 = 0.67"
+    assert fast_rows["A2"].reproduced == "MRR = 0.611"
+    assert fast_rows["A4"].reproduced == "hallucination rate = 8.0%"
+    assert fast_rows["A5"].status == "exact"
+
+
+def test_check_rows_explain(fast_rows):
+    a3 = fast_rows["A3"]
+    assert a3.status == "differs"
+    assert a3.reproduced == "NDCG@3 = 0.840, NDCG@5 = 0.930"
+    assert "1/rank discount" in a3.reason and "0.876 is given by none" in a3.reason
+    b8 = fast_rows["B8"]
+    assert b8.status == "differs" and "ceiling of 0.9" in b8.reason
+    assert [f.shown for f in b8.figures] == ["0.20", "0.18"]
+    assert fast_rows["A6"].status == "not-reproducible"
+
+
+def test_ndcg_variants_standard_first():
+    t = ndcg_variants([3, 0, 2, 1, 0])
+    assert t.iloc[0]["NDCG@3"] == pytest.approx(0.8400, abs=1e-4)
+    assert t.loc["linear gain, 1/rank discount", "NDCG@3"] == pytest.approx(11 / 13)
+
+
+def test_show_never_rounds_to_a_printed_integer():
+    assert _show(0.2, "0") == "0.200"
+    assert _show(0.0, "0") == "0"
+    assert _show(0.08, "8.0%") == "8.0%"
+
+
+def test_table_and_frame(fast_rows):
+    rows = list(fast_rows.values())
+    text = format_table(rows)
+    assert text.splitlines()[0].startswith("A1  exact")
+    assert text.endswith("5 exact, 2 differs, 1 not-reproducible")
+    df = to_frame(rows)
+    assert set(df["status"]) <= set(STATUSES)
+    json.dumps([r.to_dict() for r in rows])  # serialisable
+
+
+def test_unknown_row():
+    with pytest.raises(ValueError, match="unknown row id.*Z9.*rows are A1"):
+        reproduce_all(only=["Z9"])
