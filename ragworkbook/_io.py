@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import Any
 
 
+def _umask_mode() -> int:
+    """0o666 less the process umask: the mode an ordinary ``open(path, "w")`` would give."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically.
 
@@ -24,6 +31,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _umask_mode())  # mkstemp makes 0600 files
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -44,6 +52,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _umask_mode())  # mkstemp makes 0600 files
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -231,3 +231,13 @@ def test_replay_ignores_the_live_model_env_but_not_the_argument(tmp_path, monkey
     assert get_generator(recording=path).model == "echo-7"
     with pytest.raises(ReplayMissError, match="model: 'echo-7' recorded, 'other' requested"):
         get_generator(recording=path, model="other").chat("What is 2+2?", system="Be brief.")
+
+
+def test_modes_and_reprs(tmp_path):
+    path = tmp_path / "07_x.json"
+    rec, _ = record_run(path)
+    rep = ReplayGenerator(path)
+    assert (rec.mode, rep.mode, Echo().mode) == ("record", "replay", "live")
+    assert (rec.backend, rep.backend) == ("echo", "replay") and rep.model == rec.model == "echo-1"
+    assert repr(rep) == "<ReplayGenerator 07_x.json model='echo-1'>"
+    assert repr(rec) == "<RecordingGenerator echo:echo-1 -> 07_x.json>"

@@ -109,6 +109,8 @@ class Generator(ABC):
 
     backend: str = "base"
     max_retries: int = 2
+    #: "live" (a backend answers), "record" (live, answers saved) or "replay" (answers read back)
+    mode: str = "live"
 
     def __init__(self, model: str):
         self.model = model

@@ -191,10 +191,14 @@ class ReplayGenerator(Generator):
     """Strict replay of a recording file: a request with no recording raises :class:`ReplayMissError`.
 
     ``model`` defaults to the single model in the file (the request key includes it).
-    Generations carry the recorded backend and model, with ``replayed=True``.
+    Generations carry the recorded backend and model, with ``replayed=True`` (left
+    out of their repr and ==), so a notebook prints the same answers in record and
+    replay mode. The generator itself says ``backend == "replay"``: a notebook that
+    prints ``gen.backend`` shows "embedded" while recording and "replay" after.
     """
 
     backend = "replay"
+    mode = "replay"
 
     def __init__(self, path: str | Path, model: str | None = None):
         self.recording = Recording(path)
@@ -270,12 +274,13 @@ class ReplayGenerator(Generator):
         return self.chat(prompt_or_messages, system=system, schema=schema, options=options)
 
     def __repr__(self) -> str:
-        return (f"<ReplayGenerator {self.recording.path.name} model={self.model!r} "
-                f"entries={len(self.recording)}>")
+        return f"<ReplayGenerator {self.path.name} model={self.model!r}>"
 
 
 class RecordingGenerator(Generator):
     """A live generator whose every answer (or schema failure) is recorded into a file."""
+
+    mode = "record"
 
     def __init__(self, live: Generator, path: str | Path):
         super().__init__(live.model)
@@ -321,4 +326,4 @@ class RecordingGenerator(Generator):
         return gen
 
     def __repr__(self) -> str:
-        return f"<RecordingGenerator {self.live!r} -> {self.recording.path.name}>"
+        return f"<RecordingGenerator {self.backend}:{self.model} -> {self.path.name}>"
