@@ -33,3 +33,4 @@ lint: setup
 
 bench: setup
 	$(PY) benchmarks/bench_retrieval_metrics.py
+	$(PY) benchmarks/bench_embedded.py

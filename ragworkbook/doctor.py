@@ -232,7 +232,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines += ["", f"Generation backends (selected: {b['selected']}):"]
     e = b["embedded"]
     detail = (f"{e['model']} ({e['gguf']}, {e['size_bytes'] / 1e6:.1f} MB, "
-              f"{'loads' if e['loaded'] else 'not loaded'}, {e['threads']} threads)"
+              f"{'loads' if e['loaded'] else 'not loaded'}, {e['threads']} "
+              f"thread{'s' if e['threads'] != 1 else ''})"
               if e["ok"] else f"{e['error']} -> {e['fix']}")
     lines.append(f"  {_mark(e['ok'])} embedded  {detail}")
     o = b["ollama"]

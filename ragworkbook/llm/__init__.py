@@ -39,7 +39,9 @@ Decoding defaults: temperature 0 (greedy), seed 0, num_predict 256, and
 penalty is 1.1, which changes temperature-0 answers; we switch it off so that
 "temperature 0" means plain greedy decoding everywhere. Pass
 ``options={"repeat_penalty": 1.1}`` to get Ollama's stock behaviour (as in the
-documented qwen3:4b pipeline).
+documented qwen3:4b pipeline). Ollama models are asked not to think first
+(``think=False``, see :mod:`ragworkbook.llm.ollama_backend`). The embedded model
+runs on ``$RAGWORKBOOK_LLM_THREADS`` threads (default: half the cores, 1 to 4).
 """
 
 from __future__ import annotations
@@ -204,8 +206,9 @@ def get_generator(backend: str | None = None, model: str | None = None,
 
     ``announce`` prints one line (once per process) saying which live backend was
     chosen; nothing is printed in replay or record mode, so notebook outputs are the
-    same in both. Extra keyword arguments go to the backend's constructor (e.g.
-    ``host=``/``stream=`` for Ollama, ``n_ctx=`` for embedded).
+    same in both. Extra keyword arguments go to the backend's constructor:
+    ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``n_ctx``, ``n_threads``
+    for embedded (with ``auto``, those of the other backend are ignored).
     """
     env_backend = os.environ.get("RAGWORKBOOK_BACKEND", "").strip().lower() or None
     chosen = (backend or env_backend or "auto").strip().lower()

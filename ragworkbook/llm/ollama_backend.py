@@ -11,12 +11,14 @@
 - ``stream=True`` (the default) reads the answer as NDJSON chunks, so the read
   timeout applies between chunks rather than to the whole answer; an error the
   server sends mid-stream raises :class:`LLMError` with the server's message.
-- Thinking models (qwen3): ``think=None`` (default) sends nothing, and Ollama
-  lets such a model think first; the ``<think>...</think>`` preamble is removed
-  from the answer, but it counts against ``num_predict``. ``think=False`` turns
-  thinking off (faster, and the answer gets the whole budget); Ollama rejects
-  ``think=True`` for models without the capability. An answer cut off while
-  still thinking raises :class:`LLMError` saying so. The returned text is
+- Thinking models (qwen3): ``think=False`` (the default) asks Ollama to answer
+  without a thinking phase, so the answer gets the whole ``num_predict`` budget
+  (with thinking on, qwen3 can spend 256 tokens before answering). If a server
+  refuses the ``think`` field for a model ("does not support thinking"), the
+  request is sent again without it. ``think=None`` sends nothing (the server's
+  default: qwen3 thinks); ``think=True`` asks for thinking. A
+  ``<think>...</think>`` preamble in the content is removed; an answer cut off
+  while still thinking raises :class:`LLMError` saying so. The returned text is
   stripped of surrounding whitespace.
 - Sync calls use ``ollama.Client``; :meth:`OllamaGenerator.achat` uses
   ``ollama.AsyncClient`` (one per call, so it works under any event loop).
@@ -75,7 +77,7 @@ class OllamaGenerator(Generator):
     backend = "ollama"
 
     def __init__(self, model: str, *, host: str | None = None, stream: bool = True,
-                 timeout: float | None = DEFAULT_TIMEOUT, think: bool | None = None):
+                 timeout: float | None = DEFAULT_TIMEOUT, think: bool | None = False):
         from ragworkbook.llm import ollama_host
 
         super().__init__(model)
@@ -83,6 +85,7 @@ class OllamaGenerator(Generator):
         self.stream = stream
         self.timeout = timeout
         self.think = think
+        self._send_think = think is not None
         self._client: Any = None
 
     # --- clients -----------------------------------------------------------------
@@ -97,9 +100,19 @@ class OllamaGenerator(Generator):
                  schema: Mapping[str, Any] | None) -> dict[str, Any]:
         req = {"model": self.model, "messages": messages, "options": ollama_options(options),
                "format": dict(schema) if schema is not None else None, "stream": self.stream}
-        if self.think is not None:
+        if self._send_think:
             req["think"] = self.think
         return req
+
+    def _think_refused(self, exc: BaseException) -> bool:
+        """True (and stop sending ``think``) when the server refused the think field for this model."""
+        import ollama
+
+        if (isinstance(exc, ollama.ResponseError) and self._send_think and not self.think
+                and "does not support thinking" in str(exc.error)):
+            self._send_think = False
+            return True
+        return False
 
     # --- error translation -----------------------------------------------------------
     def _translate(self, exc: BaseException) -> LLMError:
@@ -134,13 +147,17 @@ class OllamaGenerator(Generator):
         import httpx
         import ollama
 
-        try:
-            resp = self.client.chat(**self._request(messages, options, schema))
-            if not self.stream:
-                return strip_thinking(resp.message.content or "")
-            return strip_thinking("".join(part.message.content or "" for part in resp))
-        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
-            raise self._translate(exc) from None
+        for _ in range(2):
+            try:
+                resp = self.client.chat(**self._request(messages, options, schema))
+                if not self.stream:
+                    return strip_thinking(resp.message.content or "")
+                return strip_thinking("".join(part.message.content or "" for part in resp))
+            except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+                if self._think_refused(exc):
+                    continue
+                raise self._translate(exc) from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
                           schema: Mapping[str, Any] | None) -> str:
@@ -149,13 +166,18 @@ class OllamaGenerator(Generator):
 
         client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout)
         try:
-            resp = await client.chat(**self._request(messages, options, schema))
-            if not self.stream:
-                return strip_thinking(resp.message.content or "")
-            pieces = [part.message.content or "" async for part in resp]
-            return strip_thinking("".join(pieces))
-        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
-            raise self._translate(exc) from None
+            for _ in range(2):
+                try:
+                    resp = await client.chat(**self._request(messages, options, schema))
+                    if not self.stream:
+                        return strip_thinking(resp.message.content or "")
+                    pieces = [part.message.content or "" async for part in resp]
+                    return strip_thinking("".join(pieces))
+                except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+                    if self._think_refused(exc):
+                        continue
+                    raise self._translate(exc) from None
+            raise AssertionError("unreachable")  # pragma: no cover
         finally:
             await client.close()
 
