@@ -269,7 +269,7 @@ class Judge:
         self.cache_path = Path(cache_path) if cache_path is not None else None
         self._cache: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._semaphores: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
         self.n_model_calls = 0
         self.n_cache_hits = 0
         if self.cache_path is not None and self.cache_path.is_file():
@@ -340,12 +340,15 @@ class Judge:
         return result
 
     def _semaphore(self) -> asyncio.Semaphore:
+        """The semaphore of the running loop (one per loop; those of closed loops are dropped)."""
         loop = asyncio.get_running_loop()
         with self._lock:
-            sem = self._semaphores.get(id(loop))
-            if sem is None:
-                sem = self._semaphores[id(loop)] = asyncio.Semaphore(self.max_concurrency)
-        return sem
+            for key in [k for k, (lp, _) in self._semaphores.items() if lp.is_closed()]:
+                del self._semaphores[key]
+            entry = self._semaphores.get(id(loop))
+            if entry is None or entry[0] is not loop:
+                entry = self._semaphores[id(loop)] = (loop, asyncio.Semaphore(self.max_concurrency))
+        return entry[1]
 
     async def acall(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
         """Async :meth:`call`: at most ``max_concurrency`` model calls at once, optional timeout."""

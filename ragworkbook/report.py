@@ -461,7 +461,7 @@ def resolve_metrics(metrics: Iterable[str] | None, *, k: int, have_qrels: bool,
                 raise ValueError(f"metric {m!r}: the cut-off must equal k={k} (use {fam}@{k} or {fam})")
             if not have_qrels:
                 raise ValueError(f"metric {m!r} needs relevance judgements: pass qrels=... "
-                                 "(e.g. ragworkbook.ground_truth.keyword_qrels(eval_set, chunks))")
+                                 "(e.g. ragworkbook.ground_truth.keyword_qrels(chunks, eval_set))")
             name = _retrieval_name(fam, k)
         elif name in JUDGED_METRICS:
             if not have_judge:
@@ -696,7 +696,8 @@ def cli_eval(args: Any) -> int:
     from ragworkbook.llm import get_generator
     from ragworkbook.pipeline import NaiveRAG
 
-    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording)
+    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                              announce=not args.json)
     pipeline = NaiveRAG(retriever, generator, k=args.k)
     report = evaluate(pipeline, eval_set, qrels=qrels, k=args.k, judge=generator if args.judge else None,
                       metrics=metrics, progress=not args.no_progress, name=args.name,

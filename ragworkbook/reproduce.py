@@ -608,7 +608,9 @@ def cli_reproduce(args: Any) -> int:
     if any(i in NEEDS_MODEL for i in ids):
         from ragworkbook.llm import get_generator
 
-        generator = get_generator(backend=args.backend, model=args.model, recording=args.recording)
+        # with --json, stdout must be JSON only: no "using embedded backend" line
+        generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                                  announce=not args.json)
     rows = reproduce_all(generator, only=ids, progress=not getattr(args, "no_progress", False))
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))

@@ -190,6 +190,11 @@ class BM25Retriever(Retriever):
 
     def __init__(self, chunks: Sequence[Chunk], k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
         super().__init__(chunks)
+        import logging
+
+        # bm25s logs at DEBUG; once any library has configured the root logger
+        # (rouge-score's absl does) those lines would reach stderr.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         import bm25s
 
         self.k1, self.b, self.method = k1, b, method

@@ -108,3 +108,33 @@ def test_eval_end_to_end_in_replay(tmp_path, monkeypatch, capsys):
     assert all(r["answer"] for r in rep.rows)
     # the same run compared with itself: no change, gate passes
     assert main(["compare", str(out), str(out), "--fail-if-worse", "recall@3"]) == 0
+
+
+def test_reproduce_model_rows_json_in_replay(monkeypatch, capsys):
+    from ragworkbook.paths import data_path
+
+    monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
+    monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
+    rec = str(data_path("recordings", "11_documented_numbers.json"))
+    assert main(["reproduce", "--only", "B7", "--json", "--no-progress", "--recording", rec]) == 0
+    (row,) = json.loads(capsys.readouterr().out)  # stdout is JSON only
+    assert row["id"] == "B7" and row["status"] == "environment" and "replay:" in row["reason"]
+
+
+def test_eval_with_judge_in_replay_counts_failures(tmp_path, monkeypatch, capsys):
+    """Notebook 10's dense run with the judge, replayed: one faithfulness judgment fails (no claims)."""
+    from ragworkbook.paths import data_path
+
+    monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
+    monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
+    out = tmp_path / "dense.json"
+    argv = ["eval", "--recording", str(data_path("recordings", "10_end_to_end.json")), "--judge",
+            "--metric", "recall,faithfulness,hallucination", "--no-progress", "--out", str(out), "--json"]
+    assert main(argv) == 0
+    aggs = json.loads(capsys.readouterr().out)
+    assert set(aggs) == {"recall@3", "faithfulness", "hallucination"}
+    assert aggs["faithfulness"]["n"] + aggs["faithfulness"]["failures"] == 8
+    assert aggs["faithfulness"]["failures"] >= 1
+    rep = Report.load(out)
+    failed = [r["id"] for r in rep.rows if "faithfulness" in r["failures"]]
+    assert failed and all(rep.to_pandas().loc[failed, "faithfulness"].isna())
