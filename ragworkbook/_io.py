@@ -17,33 +17,21 @@ def _umask_mode() -> int:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically.
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_write_bytes`).
 
-    The text goes to a temporary file in the same directory, is flushed and
-    fsynced, then renamed over ``path``; a reader never sees a half-written
-    file and an interrupted write leaves the old file intact.
+    Newlines are written as given (no platform translation).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _umask_mode())  # mkstemp makes 0600 files
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return atomic_write_bytes(path, text.encode(encoding))
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (see :func:`atomic_write_text`)."""
+    """Write ``data`` to ``path`` atomically.
+
+    The data goes to a temporary file in the same directory, is flushed and
+    fsynced, then renamed over ``path``; a reader never sees a half-written
+    file and an interrupted write leaves the old file intact. The file gets the
+    mode an ordinary write would (0666 less the umask).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -326,7 +326,15 @@ def evaluate_arrays(
     ids = [str(i) for i in range(n)] if query_ids is None else [str(x) for x in query_ids]
     if len(ids) != n:
         raise ValueError(f"query_ids has {len(ids)} labels for {n} rows")
-    skipped: dict[str, list[str]] = {}
+    return _result(metric_list, ids, values, gain, {}, n_rel, no_relevant,
+                   "nothing to evaluate: no query has a relevant document "
+                   "(no_relevant='skip' left every query out)")
+
+
+def _result(metric_list: list[Metric], ids: list[str], values: dict[str, np.ndarray], gain: str,
+            skipped: dict[str, list[str]], n_rel: np.ndarray, no_relevant: str,
+            empty_message: str) -> RunResult:
+    """Apply ``no_relevant="skip"`` and build the RunResult (ValueError if nothing is left)."""
     if no_relevant == "skip":
         keep = n_rel > 0
         if not keep.all():
@@ -334,10 +342,7 @@ def evaluate_arrays(
             values = {m: v[keep] for m, v in values.items()}
             ids = [ids[i] for i in np.flatnonzero(keep)]
     if not ids:
-        raise ValueError(
-            "nothing to evaluate: no query has a relevant document "
-            "(no_relevant='skip' left every query out)"
-        )
+        raise ValueError(empty_message)
     return RunResult([m.name for m in metric_list], ids, values, gain, skipped)
 
 
@@ -458,19 +463,10 @@ def evaluate_run(
     hits = _Hits(n, q[order], rank[order], grade_arr[order], n_rel, iq_s, ipos, ig_s)
     values = _compute(hits, metric_list, gain)
     ids = [str(x) for x in evaluated]
-    if no_relevant == "skip":
-        keep = n_rel > 0
-        if not keep.all():
-            skipped["no_relevant"] = [ids[i] for i in np.flatnonzero(~keep)]
-            values = {m: v[keep] for m, v in values.items()}
-            ids = [ids[i] for i in np.flatnonzero(keep)]
-    if not ids:
-        raise ValueError(
-            "nothing to evaluate: no judged query of the qrels has both a run entry and a relevant "
-            "document; check that the query ids of qrels and run match "
-            f"(qrels: {list(qrels)[:3]}, run: {list(run)[:3]})"
-        )
-    return RunResult([m.name for m in metric_list], ids, values, gain, skipped)
+    return _result(metric_list, ids, values, gain, skipped, n_rel, no_relevant,
+                   "nothing to evaluate: no judged query of the qrels has both a run entry and a relevant "
+                   "document; check that the query ids of qrels and run match "
+                   f"(qrels: {list(qrels)[:3]}, run: {list(run)[:3]})")
 
 
 def _as_dict(docs: Any, what: str, qid: Any) -> dict:
