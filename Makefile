@@ -2,6 +2,8 @@
 #   make reproduce   set up, then recompute every documented number (embedded model, offline)
 #   make test        set up, then run every test: unit tests and every notebook under nbval
 VENV ?= .venv
+# The main job runs on the embedded model unless told otherwise (make reproduce BACKEND=ollama).
+BACKEND ?= embedded
 PY := $(VENV)/bin/python
 NBVAL_FLAGS := --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
@@ -14,7 +16,7 @@ $(VENV)/.ragworkbook-installed: pyproject.toml scripts/setup.sh
 	touch $@
 
 reproduce: setup
-	$(VENV)/bin/ragworkbook reproduce
+	$(VENV)/bin/ragworkbook reproduce --backend $(BACKEND)
 
 test: setup
 	$(PY) -m pytest tests notebooks $(NBVAL_FLAGS)

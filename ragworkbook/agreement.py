@@ -139,9 +139,9 @@ def cohen_kappa(
 
     Edge cases: items with a ``None`` label are dropped. When chance agreement is
     already perfect (both raters used one and the same label for everything) the
-    ratio is 0/0; we return 1.0 if the raters agree on every item (as statsmodels
-    does) - scikit-learn returns NaN there. A kappa of 0 means "no better than
-    chance", negative means worse than chance.
+    ratio is 0/0; we return 1.0 (the raters then agree on every item), where
+    scikit-learn and statsmodels both return NaN. A kappa of 0 means "no better
+    than chance", negative means worse than chance.
     """
     if weights not in (None, "linear", "quadratic"):
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")

@@ -44,11 +44,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragworkbook.retrieval_metrics import Metric, check_gain, parse_metrics
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["RunResult", "evaluate_run", "evaluate_arrays"]
 
@@ -86,7 +89,7 @@ class RunResult:
         cols = [(m, self.values[m].tolist()) for m in self.metrics]
         return {q: {m: vals[i] for m, vals in cols} for i, q in enumerate(self.query_ids)}
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Per-query values as a pandas DataFrame (index ``qid``, one column per metric)."""
         import pandas as pd
 
@@ -246,8 +249,9 @@ def evaluate_arrays(
     query_ids
         Labels of the rows (default ``"0"``, ``"1"``, ...).
 
-    Raises ``ValueError`` on NaN grades, a shape mismatch, or ``n_relevant``
-    smaller than the relevant documents the row itself holds.
+    Raises ``ValueError`` on NaN grades, a shape mismatch, ``n_relevant``
+    negative or smaller than the relevant documents the row itself holds, or
+    ``ideal_grades`` that miss grades of the row (an NDCG above 1).
     """
     metric_list = parse_metrics(metrics)
     _check_options(gain, no_relevant)
@@ -309,9 +313,18 @@ def evaluate_arrays(
             if np.isnan(n_rel.astype(float)).any() or (n_rel != np.round(n_rel)).any():
                 raise ValueError("n_relevant must hold whole numbers")
             n_rel = n_rel.astype(np.int64)
+        if (n_rel < 0).any():
+            i = int(np.argmin(n_rel))
+            raise ValueError(f"n_relevant must be >= 0, got {int(n_rel[i])} at row {i}")
     bad = np.flatnonzero(n_rel < row_rel)
     if bad.size:
         i = int(bad[0])
+        if n_relevant is None:  # counted from ideal_grades
+            raise ValueError(
+                f"ideal_grades[{i}] holds {int(n_rel[i])} relevant grades but row {i} of grades already "
+                f"holds {int(row_rel[i])}: ideal_grades must list every judged document of the query, "
+                "the retrieved ones included"
+            )
         raise ValueError(
             f"n_relevant[{i}] = {int(n_rel[i])} but row {i} of grades already holds "
             f"{int(row_rel[i])} relevant documents: n_relevant counts all relevant documents of the query"
@@ -323,6 +336,15 @@ def evaluate_arrays(
     hit_grade = g[q, pos]
     hits = _Hits(n, q, pos + 1, hit_grade, n_rel, iq, ipos_, igrade, first_rank)
     values = _compute(hits, metric_list, gain)
+    for m in metric_list:
+        over = np.flatnonzero(values[m.name] > 1.0 + 1e-9) if m.kind == "ndcg" else ()
+        if len(over):
+            i = int(over[0])
+            raise ValueError(
+                f"{m.name} of row {i} is {values[m.name][i]:.4f} > 1: its ranking is better than the ideal "
+                "one, so ideal_grades does not hold the grades of every judged document of the query "
+                "(the retrieved ones included)"
+            )
     ids = [str(i) for i in range(n)] if query_ids is None else [str(x) for x in query_ids]
     if len(ids) != n:
         raise ValueError(f"query_ids has {len(ids)} labels for {n} rows")

@@ -3,6 +3,12 @@
 Each sub-command's work lives in the module named for it; this file only
 parses arguments and imports that module when the command runs, so
 ``ragworkbook --help`` stays fast.
+
+Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
+``reproduce`` with a documented-exact row that did not reproduce, ``doctor``
+with a problem) or a generation backend cannot answer (no Ollama server, model
+not pulled, strict-replay miss: the message says what to do); 2 for bad input
+(unknown metric, missing or malformed file), printed as ``ragworkbook CMD: error: ...``.
 """
 
 from __future__ import annotations
@@ -135,11 +141,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
+
     try:
         return args.func(args)
     except (UsageError, FileNotFoundError, ValueError) as exc:
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except LLMError as exc:  # backend down, model not pulled, replay miss: the message says what to do
+        print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -85,10 +85,12 @@ class EvalSet:
 
     @property
     def ids(self) -> list[str]:
+        """The item ids, in order."""
         return [it.id for it in self.items]
 
     @property
     def questions(self) -> list[str]:
+        """The questions, in order."""
         return [it.question for it in self.items]
 
 
@@ -125,6 +127,7 @@ class Corpus:
 
     @property
     def n_chars(self) -> int:
+        """Total number of characters over all pages."""
         return sum(len(p.text) for p in self.pages)
 
 

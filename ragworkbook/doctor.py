@@ -205,7 +205,10 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
     problems = [f"{name} is not installed: pip install {PIP_NAMES.get(name, name)}"
                 for name, v in packages.items() if v is None]
     live = {"ollama": ollama, "embedded": emb}.get(selected)
-    if live is not None and not live["ok"]:
+    if selected not in ("ollama", "embedded", "replay"):
+        problems.append(f"RAGWORKBOOK_BACKEND={selected!r} is not a backend: unset it or use one of "
+                        "auto, ollama, embedded, replay")
+    elif live is not None and not live["ok"]:
         problems.append(f"the selected {selected} backend does not work ({live['error']}): {live['fix']}")
     elif selected == "replay" and not replay["ok"]:
         problems.append(f"the selected replay backend has no recordings: {replay['fix']}")

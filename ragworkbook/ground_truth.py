@@ -17,7 +17,9 @@ The rule is cheap and verifiable, and it fails in three visible ways, which
   inside any chunk (cut by a chunk boundary) -> the chunk that states the fact
   is not marked relevant. With the documented windows (400 / 50) a keyword of
   at most ``overlap + 1`` characters can never be split, because consecutive
-  windows share ``overlap`` characters; chunkers without overlap can split it.
+  windows share ``overlap`` characters (the one exception: a page whose dropped,
+  too-short last window starts with a long run of whitespace, so its text reaches
+  past the overlap); chunkers without overlap can split it.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ Qrels = dict[str, dict[str, int]]
 
 def _items(eval_set: EvalSet | Iterable[EvalItem] | Mapping[str, str]) -> list[tuple[str, str]]:
     if isinstance(eval_set, Mapping):
-        return [(str(k), str(v)) for k, v in eval_set.items()]
+        return [(str(k), v) for k, v in eval_set.items()]  # keywords are checked, not stringified
     out = []
     for it in eval_set:
         if not isinstance(it, EvalItem):
@@ -64,8 +66,9 @@ def _check_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 def _check_keyword(qid: str, kw: str) -> None:
     if not isinstance(kw, str) or not kw:
+        what = "an empty keyword" if isinstance(kw, str) else f"a keyword that is not a string ({kw!r})"
         raise ValueError(
-            f"question {qid!r} has an empty keyword: keyword ground truth needs a non-empty string"
+            f"question {qid!r} has {what}: keyword ground truth needs a non-empty string"
         )
 
 
@@ -151,18 +154,22 @@ class KeywordDiagnostic:
 
     @property
     def no_match(self) -> bool:
+        """True when the keyword is in no chunk."""
         return self.n_chunks == 0
 
     @property
     def too_many(self) -> bool:
+        """True when the keyword is in more than ``too_many_threshold`` chunks."""
         return self.n_chunks > self.too_many_threshold
 
     @property
     def is_split(self) -> bool:
+        """True when some occurrence of the keyword lies in no single chunk."""
         return bool(self.split)
 
     @property
     def status(self) -> str:
+        """``"ok"`` or the ``+``-joined flags (``"no match"``, ``"too many"``, ``"split"``)."""
         flags = [
             name
             for name, on in (

@@ -7,11 +7,14 @@ asks its questions through a :class:`Judge`, which wraps a
 - **a JSON schema on every call** (``Generator.chat(..., schema=...)``), so the
   backend constrains decoding and the base class retries unparseable output a
   bounded number of times (``Generator.max_retries``);
-- **failure capture**: an :class:`~ragworkbook.llm.base.OutputParseError` or a
-  timeout becomes a :class:`JudgeCall` with ``error`` set and every raw output
-  kept, so the metric can count the failure instead of producing NaN. Problems
-  of set-up (no backend, model missing, a replay miss) are *not* judgments and
-  propagate;
+- **failure capture**: an :class:`~ragworkbook.llm.base.OutputParseError`, a
+  timeout, or another error of one request (an :class:`~ragworkbook.llm.base.LLMError`
+  such as a server error mid-stream or a prompt too long for the model's
+  context) becomes a :class:`JudgeCall` with ``error`` set and every raw output
+  kept, so the metric can count the failure instead of producing NaN or
+  aborting the run. Problems of set-up (:class:`~ragworkbook.llm.base.BackendUnavailable`,
+  :class:`~ragworkbook.llm.base.ModelNotFound`, :class:`~ragworkbook.llm.base.ReplayMissError`)
+  are *not* judgments and propagate;
 - **a cache** keyed by the generator's backend and
   :func:`~ragworkbook.llm.base.request_key` (messages, options, schema, model):
   in memory always, and on disk when ``cache_path`` is given (a JSON file written
@@ -43,8 +46,12 @@ from typing import Any, TypeVar
 
 from ragworkbook._io import atomic_write_json
 from ragworkbook.llm.base import (
+    BackendUnavailable,
     Generator,
+    LLMError,
+    ModelNotFound,
     OutputParseError,
+    ReplayMissError,
     build_messages,
     merge_options,
     request_key,
@@ -66,6 +73,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: Errors that mean the judge cannot work at all: they propagate instead of counting as failed judgments.
+_SETUP_ERRORS = (BackendUnavailable, ModelNotFound, ReplayMissError)
 
 #: Options for judge calls: deterministic (temperature 0, seed 0) with room for reasons.
 JUDGE_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "num_predict": 512}
@@ -207,7 +217,8 @@ class JudgeCall:
     """One judge request and what came back.
 
     ``data`` is the parsed JSON (None when the call failed); ``error`` says why it
-    failed (``"output_parse_error: ..."`` or ``"timeout: ..."``); ``raw_outputs`` keeps
+    failed (``"output_parse_error: ..."``, ``"timeout: ..."`` or ``"llm_error: ..."``);
+    ``raw_outputs`` keeps
     every attempt's text; ``cached`` is True when no model call was needed.
     """
 
@@ -222,6 +233,7 @@ class JudgeCall:
 
     @property
     def ok(self) -> bool:
+        """True when the call gave parsed, schema-valid data (``error`` is None)."""
         return self.error is None
 
 
@@ -244,7 +256,7 @@ class Judge:
         answer is discarded.
     cache_failures:
         Also cache parse failures (a deterministic judge fails the same way again).
-        Timeouts are never cached.
+        Timeouts and other request errors (``llm_error``) are never cached.
     """
 
     def __init__(self, generator: Generator, *, options: Mapping[str, Any] | None = None,
@@ -279,6 +291,11 @@ class Judge:
                 raise ValueError(
                     f"judge cache {self.cache_path} is not valid JSON ({exc}); delete it to start afresh"
                 ) from None
+            if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
+                raise ValueError(
+                    f"judge cache {self.cache_path} is not a judge cache (expected an object with "
+                    "\"entries\"); delete it to start afresh"
+                )
             self._cache.update(loaded.get("entries", {}))
 
     def __repr__(self) -> str:
@@ -308,7 +325,8 @@ class Judge:
                          error=hit.get("error"), cached=True)
 
     def _store(self, call: JudgeCall) -> None:
-        if call.error is not None and (not self.cache_failures or call.error.startswith("timeout")):
+        if call.error is not None and (not self.cache_failures
+                                       or call.error.startswith(("timeout", "llm_error"))):
             return
         entry = {"data": call.data, "text": call.text, "raw_outputs": call.raw_outputs,
                  "attempts": call.attempts, "error": call.error}
@@ -326,6 +344,10 @@ class Judge:
         except OutputParseError as exc:
             return JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
                              attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+        except _SETUP_ERRORS:
+            raise
+        except LLMError as exc:
+            return JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
         return JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
                          raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
 
@@ -372,6 +394,10 @@ class Judge:
             except asyncio.TimeoutError:
                 result = JudgeCall(prompt=name, key=key,
                                    error=f"timeout: no answer within {self.timeout} s")
+            except _SETUP_ERRORS:
+                raise
+            except LLMError as exc:
+                result = JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
             else:
                 result = JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
                                    raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)

@@ -43,7 +43,7 @@ import asyncio
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,9 @@ from ragworkbook.judge import (
     verdict_schema,
     verdicts_schema,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "METRICS",
@@ -107,6 +110,9 @@ class JudgeSample:
     def from_mapping(cls, m: Mapping[str, Any], sample_id: str | None = None) -> JudgeSample:
         """Build from a dict with ``question``, ``answer``, ``contexts`` or ``chunks``
         (list of strings or of dicts with ``text``) and optional ``reference``/``id``."""
+        if "question" not in m:
+            fields = ", ".join(map(str, m)) or "nothing"
+            raise ValueError(f"sample has no 'question' field (it has: {fields})")
         ctx = m.get("contexts", m.get("chunks"))
         if ctx is None:
             raise ValueError("sample has no 'contexts' (or 'chunks') field")
@@ -141,6 +147,7 @@ class JudgedResult:
 
     @property
     def raw_outputs(self) -> list[str]:
+        """Every raw model output of every call, in call order."""
         return [r for c in self.calls for r in c.raw_outputs]
 
 
@@ -301,9 +308,10 @@ async def aanswer_relevancy(sample: JudgeSample, judge: Judge, *, strictness: in
     """Answer relevancy: ``strictness`` questions generated back from the answer; score =
     mean cosine (local MiniLM) to the original question, 0 when the answer is noncommittal.
 
-    RAGAS zeroes the score when *any* of its ``strictness`` generations flags the
-    answer noncommittal (``np.any``); we ask once for ``strictness`` questions and one
-    noncommittal flag, so the rule is the same with a single flag.
+    RAGAS (0.2 and later) zeroes the score only when *every* one of its ``strictness``
+    generations flags the answer noncommittal (``np.all``; RAGAS 0.1 used ``np.any``);
+    we ask once for ``strictness`` questions and one noncommittal flag, and with a
+    single flag both rules give the same result.
 
     Model calls: 1 (RAGAS: ``strictness`` = 3 separate generations); 0 for an
     empty answer (score 0.0, status ``"empty_answer"``).
@@ -440,7 +448,7 @@ class JudgedReport:
     aggregates: dict[str, MetricAggregate]
     n_model_calls: int = 0
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per sample: ``<metric>`` score and ``<metric>_status`` columns.
 
         Scores use pandas' nullable ``Float64`` dtype, so a sample without a score
@@ -456,7 +464,7 @@ class JudgedReport:
         df = pd.DataFrame(list(rows.values())).set_index("sample_id")
         return df.astype({m: "Float64" for m in self.results})
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per metric: mean, n_scored, n_failed, n_undefined, n_total."""
         import pandas as pd
 

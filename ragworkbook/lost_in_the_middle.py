@@ -24,7 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["OrderTrial", "place", "states_reference", "lost_in_the_middle", "position_summary"]
 
@@ -111,7 +114,7 @@ def lost_in_the_middle(pipeline: Any, eval_set: Any, qrels: Mapping[str, Mapping
     return trials
 
 
-def position_summary(trials: Sequence[OrderTrial]):
+def position_summary(trials: Sequence[OrderTrial]) -> pd.DataFrame:
     """Per gold position: share of correct answers, mean token F1, number of questions
     -> DataFrame indexed by position."""
     import pandas as pd

@@ -125,8 +125,8 @@ def extract_numbers(text: str) -> list[NumberSpan]:
         # identifiers: digits glued to a preceding letter/digit, or "letter-digit" as in GPT-3
         if re.search(r"[^\W_]$", before) or re.search(_LETTER + r"-$", before):
             continue
-        # version-like ids ("1.2.3"): skip the head and the tail
-        if re.search(r"\d\.$", before) or re.match(r"\.\d", text[m.end("num"):]):
+        # version-like ids ("1.2.3"): skip the head and the tail; a bare ".5" is not a number
+        if before.endswith(".") or re.match(r"\.\d", text[m.end("num"):]):
             continue
         raw = m.group("num").replace(",", "")
         value = float(raw + (m.group("exp") or ""))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from pathlib import Path
 
 from ragworkbook.datasets import Corpus, Page
@@ -114,7 +115,7 @@ def cli_download_paper(args: argparse.Namespace) -> int:
     try:
         path = download_paper(getattr(args, "out", None))
     except ConnectionError as exc:
-        print(f"ragworkbook download-paper: error: {exc}")
+        print(f"ragworkbook download-paper: error: {exc}", file=sys.stderr)
         return 1
     pages = load_pdf_pages(path)
     n_chars = sum(len(p.text) for p in pages)

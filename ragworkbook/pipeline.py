@@ -82,10 +82,12 @@ class RAGAnswer:
 
     @property
     def context_texts(self) -> list[str]:
+        """The text of each context, in rank order."""
         return [_text_of(c) for c in self.contexts]
 
     @property
     def context_ids(self) -> list[str | None]:
+        """The chunk id of each context (``None`` for a plain string), in rank order."""
         return [getattr(getattr(c, "chunk", c), "id", None) for c in self.contexts]
 
     def to_dict(self) -> dict[str, Any]:
@@ -212,6 +214,9 @@ def load_answers(path: str | os.PathLike[str]) -> list[RAGAnswer]:
         raise FileNotFoundError(f"no saved RAG run at {p}: produce it with NaiveRAG.run(...) and "
                                 "save_answers(...) (notebook 07 writes data/runs/naive_rag_embedded.json)"
                                 ) from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p} is not a saved RAG run: invalid JSON at line {exc.lineno} "
+                         f"({exc.msg})") from None
     if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
         raise ValueError(f"{p} is not a saved RAG run (expected format {RUN_FORMAT!r})")
     out = []

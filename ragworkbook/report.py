@@ -30,9 +30,12 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragworkbook._io import atomic_write_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "REPORT_FORMAT",
@@ -76,6 +79,7 @@ class Aggregate:
     confidence: float = 0.95
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; NaN numbers become None."""
         return {"mean": _num_or_none(self.mean), "ci_low": _num_or_none(self.ci_low),
                 "ci_high": _num_or_none(self.ci_high), "n": self.n, "failures": self.failures,
                 "confidence": self.confidence}
@@ -148,7 +152,7 @@ class Report:
         if metric not in self.metrics:
             raise ValueError(f"unknown metric {metric!r}; this report has: {', '.join(self.metrics)}")
 
-    def to_pandas(self, *, text: bool = False):
+    def to_pandas(self, *, text: bool = False) -> pd.DataFrame:
         """Per-question DataFrame indexed by question id: one column per metric (NaN = failed),
         a ``failures`` column naming the metrics that failed, and with ``text=True`` the
         question, answer and reference too."""
@@ -166,7 +170,7 @@ class Report:
             records.append(rec)
         return pd.DataFrame(records).set_index("id")
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Aggregates as a DataFrame: one row per metric with mean, CI, n and failures."""
         import pandas as pd
 
@@ -194,7 +198,7 @@ class Report:
             raise ValueError(f"{name} does not match the eval set: the text of question(s) "
                              f"{', '.join(changed)} differs; re-run the evaluation on this eval set")
 
-    def targets(self, domain: str = "general"):
+    def targets(self, domain: str = "general") -> pd.DataFrame:
         """The aggregates rated against the targets table (see :mod:`ragworkbook.targets`)."""
         from ragworkbook.targets import apply_targets
 
@@ -202,6 +206,7 @@ class Report:
 
     # --- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form written by :meth:`save` and read by :meth:`from_dict` (NaN -> null)."""
         rows = []
         for r in self.rows:
             r2 = dict(r)
@@ -563,7 +568,8 @@ def _judge_rows(rows: list[dict[str, Any]], wanted: list[str], judge: Any, progr
             f = r["metrics"].get("faithfulness")
             if f is None:
                 r["metrics"]["hallucination"] = None
-                r["failures"]["hallucination"] = "faithfulness could not be judged"
+                why = r["failures"].get("faithfulness", "missing")
+                r["failures"]["hallucination"] = f"no faithfulness score ({why})"
             else:
                 r["metrics"]["hallucination"] = 1.0 if f < 1.0 else 0.0
 

@@ -27,7 +27,10 @@ import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Figure", "ReproducedNumber", "ROW_IDS", "reproduce_all", "reproduce_row", "ndcg_variants",
            "to_frame", "format_table", "cli_reproduce", "STATUSES"]
@@ -62,6 +65,7 @@ class ReproducedNumber:
     details: dict[str, Any] = field(default_factory=dict)  # intermediates (per-question values, answers)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every field (what ``reproduce --json`` prints per row)."""
         return asdict(self)
 
 
@@ -157,7 +161,7 @@ def _ndcg_definitions() -> dict[str, tuple[Callable[[float], float], Callable[[i
     }
 
 
-def ndcg_variants(grades: Sequence[float], ks: Iterable[int] = (3, 5)):
+def ndcg_variants(grades: Sequence[float], ks: Iterable[int] = (3, 5)) -> pd.DataFrame:
     """NDCG@k of ``grades`` (in rank order) under several definitions found in tutorials
     -> DataFrame (one row per definition, one column per k). The first row is the
     standard one (:func:`ragworkbook.retrieval_metrics.ndcg_from_grades`, asserted equal)."""
@@ -571,7 +575,7 @@ def reproduce_row(row_id: str, generator: Any = None) -> ReproducedNumber:
     return reproduce_all(generator, only=[row_id])[0]
 
 
-def to_frame(rows: Sequence[ReproducedNumber]):
+def to_frame(rows: Sequence[ReproducedNumber]) -> pd.DataFrame:
     """The checklist as a DataFrame indexed by id: what, documented, reproduced, status, reason."""
     import pandas as pd
 

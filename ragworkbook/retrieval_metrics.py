@@ -209,9 +209,10 @@ def reciprocal_rank(ranking: Sequence[Any], relevant: Relevance, k: int | None =
 
 
 def average_precision(ranking: Sequence[Any], relevant: Relevance, k: int | None = None) -> float:
-    """Average precision: the mean of Precision@i over the ranks i of the relevant
+    """Average precision: the sum of Precision@i over the ranks i of the relevant
     documents retrieved (within the first ``k`` if given), divided by the number of
-    relevant documents of the query (relevant documents never retrieved add 0).
+    relevant documents of the query — i.e. the mean of Precision@i over all relevant
+    documents, a relevant document never retrieved contributing 0.
 
     The denominator is *all* relevant documents even with a cutoff, as in trec_eval
     ``map_cut_k``. 0.0 when the query has no relevant document. The mean over
@@ -295,7 +296,8 @@ def ndcg_from_grades(
     IDCG@k is the DCG@k of ``ideal_grades`` sorted from best to worst; by default
     ``ideal_grades`` are the given ``grades`` themselves (right when every judged
     document was retrieved). Pass all of the query's judged grades otherwise.
-    0.0 when IDCG is 0 (no relevant document).
+    0.0 when IDCG is 0 (no relevant document). ``ideal_grades`` that miss grades of
+    the ranking (so that DCG > IDCG) raise ``ValueError``.
 
     >>> round(ndcg_from_grades([0, 2, 3, 1, 1], 5, gain="exponential"), 3)
     0.632
@@ -303,7 +305,13 @@ def ndcg_from_grades(
     g = _grade_list(grades)
     ideal = g if ideal_grades is None else _grade_list(ideal_grades, "ideal_grades")
     idcg = dcg_from_grades(np.sort(ideal)[::-1], k, gain)
-    return dcg_from_grades(g, k, gain) / idcg if idcg > 0 else 0.0
+    dcg = dcg_from_grades(g, k, gain)
+    if dcg > idcg * (1 + 1e-9) + 1e-12:
+        raise ValueError(
+            f"DCG ({dcg:.4f}) exceeds the ideal DCG ({idcg:.4f}): ideal_grades must hold the grades of "
+            "every judged document of the query, the retrieved ones included"
+        )
+    return dcg / idcg if idcg > 0 else 0.0
 
 
 def dcg_at_k(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "linear") -> float:

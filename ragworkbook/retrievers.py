@@ -58,6 +58,7 @@ class Hit:
 
     @property
     def id(self) -> str:
+        """The chunk id, e.g. ``"p05-c02"``."""
         return self.chunk.id
 
 
@@ -156,6 +157,7 @@ class DenseRetriever(Retriever):
         self.embeddings = encode([c.text for c in self.chunks], cache=cache, model_path=model_path)
 
     def encode_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Embeddings of ``queries`` (n, 384), float32, L2-normalised, cached like the chunks."""
         from ragworkbook.embeddings import encode
 
         return encode(list(queries), cache=self.cache, model_path=self.model_path)
@@ -325,15 +327,20 @@ def evaluate_retriever(
     top ``mrr_depth``; binary NDCG with the ideal DCG over ``min(|relevant|, k)``.
     The run keeps this retriever's ranking exactly (scores ``1 / rank``, see
     :func:`to_run`); questions with no relevant chunk count as 0 in the means.
+    Exactly the eval set's questions are scored: ``qrels`` entries of other
+    questions are ignored, and a question missing from ``qrels`` counts as
+    having no relevant chunk (0), never silently dropped.
     """
     from ragworkbook.batch_metrics import evaluate_run
     from ragworkbook.ground_truth import keyword_qrels
 
     k = _check_k(k)
     mrr_depth = _check_k(mrr_depth)
+    items = list(eval_set)
     if qrels is None:
-        qrels = keyword_qrels(retriever.chunks, eval_set)
-    results = run_retriever(retriever, eval_set, k=max(k, mrr_depth))
+        qrels = keyword_qrels(retriever.chunks, items)
+    qrels = {it.id: dict(qrels.get(it.id, {})) for it in items}
+    results = run_retriever(retriever, items, k=max(k, mrr_depth))
     names = list(metrics) if metrics is not None else c1_metrics(k, mrr_depth)
     return evaluate_run(qrels, to_run(results, score="rank"), names, missing="zero")
 

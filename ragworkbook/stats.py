@@ -41,6 +41,7 @@ class ConfidenceInterval:
         return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
     def as_tuple(self) -> tuple[float, float, float]:
+        """``(mean, low, high)``."""
         return (self.mean, self.low, self.high)
 
 

@@ -38,7 +38,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Target", "TARGETS", "STRICT_TARGETS", "targets_table", "rate", "apply_targets"]
 
@@ -121,7 +124,7 @@ def _table(domain: str) -> dict[str, Target]:
         ) from None
 
 
-def targets_table(domain: str = "general"):
+def targets_table(domain: str = "general") -> pd.DataFrame:
     """The targets table as a pandas DataFrame (one row per metric: poor / acceptable / good)."""
     import pandas as pd
 
@@ -159,7 +162,7 @@ def rate(metric: str, value: float, domain: str = "general") -> str:
     return table[family].rate(value)
 
 
-def apply_targets(report_or_means: Any, domain: str = "general"):
+def apply_targets(report_or_means: Any, domain: str = "general") -> pd.DataFrame:
     """Rate a report's aggregate means against the targets table.
 
     ``report_or_means`` is a :class:`ragworkbook.report.Report` (its aggregate

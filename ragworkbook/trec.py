@@ -15,6 +15,7 @@ and the line number.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -110,11 +111,13 @@ def write_run(run: Mapping[Any, Mapping[Any, float]], path: PathLike, tag: str =
     lines = []
     for q, docs in run.items():
         ranked = sorted(docs.items(), key=lambda kv: (kv[1], str(kv[0])), reverse=True)
-        lines += [f"{q} Q0 {d} {i} {s!r} {tag}" for i, (d, s) in enumerate(ranked, start=1)]
+        # repr of a Python float round-trips exactly; numpy scalars are converted first
+        # (their repr in numpy >= 2 is "np.float64(0.5)", which is not a number)
+        lines += [f"{q} Q0 {d} {i} {float(s)!r} {tag}" for i, (d, s) in enumerate(ranked, start=1)]
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def cli_ir_eval(args) -> int:
+def cli_ir_eval(args: argparse.Namespace) -> int:
     """``ragworkbook ir-eval``: print the metrics of a run file against a qrels file."""
     from ragworkbook.batch_metrics import evaluate_run
     from ragworkbook.retrieval_metrics import parse_metrics

@@ -24,10 +24,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragworkbook.judge import PROMPTS, Judge, MetricAggregate, aggregate, run_sync, verdict_schema
 from ragworkbook.judged_metrics import JudgedResult, JudgeSample, aanswer_relevancy, afaithfulness
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TriadResult", "acontext_relevance", "context_relevance", "arag_triad", "rag_triad",
            "arag_triad_many", "rag_triad_many", "triad_aggregates", "triad_frame"]
@@ -75,10 +78,12 @@ class TriadResult:
 
     @property
     def scores(self) -> dict[str, float | None]:
+        """Leg name -> score (None when failed or undefined)."""
         return {leg: getattr(self, leg).score for leg in LEGS}
 
     @property
     def statuses(self) -> dict[str, str]:
+        """Leg name -> status (``"ok"``, ``"failed"`` or the undefined case)."""
         return {leg: getattr(self, leg).status for leg in LEGS}
 
     def diagnosis(self, threshold: float = 0.5) -> str:
@@ -147,7 +152,7 @@ def triad_aggregates(results: Sequence[TriadResult]) -> dict[str, MetricAggregat
     return {leg: aggregate([getattr(r, leg) for r in results], leg) for leg in LEGS}
 
 
-def triad_frame(results: Sequence[TriadResult]):
+def triad_frame(results: Sequence[TriadResult]) -> pd.DataFrame:
     """A DataFrame: one row per sample, the three scores (nullable ``Float64``: a missing
     score shows ``<NA>``), their statuses and the diagnosis."""
     import pandas as pd

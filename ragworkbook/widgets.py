@@ -53,7 +53,7 @@ def _ranking_html(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int
 
 
 def k_slider(ranking: Sequence[Any], relevance: Mapping[Any, float] | Sequence[Any],
-             max_k: int | None = None, gain: str = "linear", value: int = 3):
+             max_k: int | None = None, gain: str = "linear", value: int = 3) -> Any:
     """A slider over k showing P@k, Recall@k, Hit Rate@k and NDCG@k (an ipywidgets VBox)."""
     import ipywidgets as widgets
 
@@ -123,6 +123,6 @@ class RankingEditor:
 
 
 def reorder_ranking(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None = None,
-                    gain: str = "linear"):
+                    gain: str = "linear") -> Any:
     """The :class:`RankingEditor` widget box for ``ranking`` (display it in a notebook)."""
     return RankingEditor(ranking, relevance, k, gain).widget

@@ -72,8 +72,15 @@ def test_none_labels_are_dropped_and_counted():
         cohen_kappa([1], [1], weights="cubic")
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 def test_degenerate_kappa():
-    assert cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0  # statsmodels convention; sklearn gives NaN
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    # one label used by both raters for everything: chance agreement is 1, kappa is 0/0
+    assert cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0  # our documented convention
+    assert np.isnan(cohen_kappa_score([1, 1, 1], [1, 1, 1], labels=[0, 1]))  # scikit-learn: NaN
+    assert np.isnan(cohens_kappa(np.array([[3, 0], [0, 0]])).kappa)  # statsmodels: NaN
     assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
     assert kappa_interpretation(0.5) == "moderate"
     assert kappa_interpretation(-0.1).startswith("poor")

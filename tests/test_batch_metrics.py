@@ -260,6 +260,12 @@ def test_array_api_errors():
         evaluate_arrays([[1, np.nan]], "mrr")
     with pytest.raises(ValueError, match=r"n_relevant\[0\] = 1 but row 0 of grades already holds 2"):
         evaluate_arrays([[1, 1]], "recall@2", n_relevant=[1])
+    with pytest.raises(ValueError, match=r"n_relevant must be >= 0, got -1 at row 1"):
+        evaluate_arrays([[1, 0], [0, 0]], "recall@2", n_relevant=[1, -1])
+    with pytest.raises(ValueError, match=r"ideal_grades\[0\] holds 1 relevant grades but row 0 .* holds 2"):
+        evaluate_arrays([[3, 2]], "ndcg@2", ideal_grades=[[3]])
+    with pytest.raises(ValueError, match=r"ndcg@2 of row 1 is 3\.0000 > 1: .*ideal_grades does not hold"):
+        evaluate_arrays([[1, 0], [3, 0]], "ndcg@2", ideal_grades=[[1], [1]])
     with pytest.raises(ValueError, match="one row per query"):
         evaluate_arrays([[1, 1]], "ndcg@2", ideal_grades=[[1], [2]])
     with pytest.raises(ValueError, match="nothing to evaluate"):

@@ -76,6 +76,27 @@ def test_bad_input_exits_2_with_a_clear_message(reports, tmp_path, capsys, argv,
     assert message in err
 
 
+def test_backend_problems_exit_1_with_the_fix_not_a_traceback(tmp_path, monkeypatch, capsys):
+    import socket
+
+    monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
+    monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
+    with socket.socket() as s:  # nothing listens here: no Ollama server
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{port}")
+    argv = ["eval", "--backend", "ollama", "--retriever", "bm25", "--metric", "token_f1", "--no-progress"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ragworkbook eval: error: no Ollama server answering") and "ollama serve" in err
+    assert "Traceback" not in err
+    # strict replay of a recording that does not exist: a replay miss, saying how to record
+    missing = tmp_path / "none.json"
+    assert main(["reproduce", "--only", "B7", "--recording", str(missing), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ragworkbook reproduce: error: strict replay:") and "RAGWORKBOOK_RECORD=1" in err
+
+
 def test_reproduce_json_subset(capsys):
     assert main(["reproduce", "--only", "A1,A3", "--json", "--no-progress"]) == 0
     rows = json.loads(capsys.readouterr().out)

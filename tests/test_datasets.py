@@ -162,6 +162,21 @@ def test_corpus_json_errors(tmp_path):
         load_corpus(p)
 
 
+def test_not_utf8_and_wrong_top_level(tmp_path):
+    bad = tmp_path / "latin1.json"
+    bad.write_bytes('{"pages": [{"page": 1, "text": "caf\u00e9"}]}'.encode("latin-1"))
+    with pytest.raises(DatasetError, match=r"latin1\.json: not UTF-8 text"):
+        load_corpus(bad)
+    with pytest.raises(DatasetError, match=r"latin1\.json: not UTF-8 text"):
+        load_eval_set(bad)
+    p = _write(tmp_path, "list.json", "[]")
+    with pytest.raises(DatasetError, match=r"list\.json: a corpus must be a JSON object with 'pages'"):
+        load_corpus(p)
+    p = _write(tmp_path, "pages.json", '{"pages": {"page": 1}}')
+    with pytest.raises(DatasetError, match=r"field 'pages' must be a list, got dict"):
+        load_corpus(p)
+
+
 def test_corpus_jsonl(tmp_path):
     p = _write(tmp_path, "notes.jsonl", '{"page": 1, "text": "one"}\n{"page": 2, "text": ""}\n')
     c = load_corpus(p)

@@ -89,3 +89,10 @@ def test_cli_json_and_text(capsys):
     out = capsys.readouterr().out
     assert "Generation backends (selected: embedded):" in out
     assert out.rstrip().endswith("Everything the offline workbook needs is in place.")
+
+
+def test_unknown_backend_in_the_environment_is_a_problem(monkeypatch):
+    monkeypatch.setenv("RAGWORKBOOK_BACKEND", "olama")
+    r = doctor_report(load_models=False)
+    assert r["backends"]["selected"] == "olama" and not r["ok"]
+    assert any("RAGWORKBOOK_BACKEND='olama' is not a backend" in p for p in r["problems"])

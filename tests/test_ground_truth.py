@@ -86,6 +86,8 @@ def test_graded_and_occurrences():
         graded_keyword_qrels(chunks, {"q1": "h = 8"})
     with pytest.raises(ValueError, match="empty keyword"):
         keyword_qrels(chunks, {"q1": ""})
+    with pytest.raises(ValueError, match=r"'q1' has a keyword that is not a string \(None\)"):
+        keyword_qrels(chunks, {"q1": None})
 
 
 def test_swapped_arguments_are_explained(bundled):

@@ -154,6 +154,9 @@ def test_disk_cache_survives_a_new_judge(tmp_path):
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="delete it"):
         Judge(gen2, cache_path=path)
+    path.write_text("[1, 2]", encoding="utf-8")  # valid JSON, but not a judge cache
+    with pytest.raises(ValueError, match="is not a judge cache.*delete it"):
+        Judge(gen2, cache_path=path)
 
 
 def test_cache_key_depends_on_model_and_options():
@@ -241,6 +244,25 @@ def test_timeout_is_a_counted_failure_and_not_cached():
     assert judge._cache == {}
 
 
+def test_a_request_error_is_a_counted_failure_and_not_cached():
+    """A server error on one request (mid-stream crash, prompt too long) fails that sample only."""
+    from ragworkbook.llm.base import Generator, LLMError
+
+    class Flaky(Generator):
+        backend = "fake"
+
+        def _chat_once(self, messages, options, schema):
+            raise LLMError("the Ollama server returned an error (mid-stream): runner crashed")
+
+    judge = Judge(Flaky("x"))
+    r = faithfulness(CARBON, judge)
+    assert r.status == "failed" and r.score is None and "llm_error: " in r.error and "mid-stream" in r.error
+    assert judge._cache == {}
+    rep = evaluate_judged([CARBON], judge, metrics=["faithfulness", "context_recall"], progress=False)
+    assert all(a.n_failed == 1 and a.mean is None for a in rep.aggregates.values())
+    assert judge.n_model_calls == 3  # nothing cached: every request reached the model again
+
+
 def test_setup_errors_propagate_rather_than_count():
     from ragworkbook.llm.base import BackendUnavailable, Generator
 
@@ -252,6 +274,8 @@ def test_setup_errors_propagate_rather_than_count():
 
     with pytest.raises(BackendUnavailable):
         faithfulness(CARBON, Judge(Down("x")))
+    with pytest.raises(BackendUnavailable):
+        Judge(Down("x")).call("statements", "p", verdicts_schema(1))
 
 
 def test_bad_arguments_have_clear_errors():
@@ -340,6 +364,8 @@ def test_sample_from_mapping():
     assert s.contexts == ["t1", "t2"] and s.sample_id == "x" and s.reference == "r"
     with pytest.raises(ValueError, match="contexts"):
         JudgeSample.from_mapping({"question": "q", "answer": "a"})
+    with pytest.raises(ValueError, match="no 'question' field \\(it has: query, answer\\)"):
+        JudgeSample.from_mapping({"query": "q", "answer": "a"})
 
 
 def test_answer_relevancy_with_real_minilm():

@@ -56,3 +56,21 @@ def test_experiment_moves_only_the_gold_chunk():
 def test_question_without_gold_is_skipped():
     assert lost_in_the_middle(FirstChunkPipeline(), EVAL, {"q1": {}}, retriever=FakeRetriever(),
                               progress=False) == []
+
+
+def test_bad_setups_say_what_is_missing():
+    qrels = {"q1": {"c3": 1}}
+    with pytest.raises(ValueError, match="n_contexts must be at least 2"):
+        lost_in_the_middle(FirstChunkPipeline(), EVAL, qrels, retriever=FakeRetriever(), n_contexts=1,
+                           progress=False)
+    with pytest.raises(ValueError, match=r"pass retriever=\.\.\."):
+        lost_in_the_middle(FirstChunkPipeline(), EVAL, qrels, progress=False)
+
+    class AnswerOnly:
+        retriever = FakeRetriever()
+
+        def answer(self, question):  # retrieves by itself: cannot take a given chunk order
+            return "8"
+
+    with pytest.raises(TypeError, match=r"AnswerOnly has no method to answer from given chunks"):
+        lost_in_the_middle(AnswerOnly(), EVAL, qrels, progress=False)

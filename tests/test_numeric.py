@@ -36,6 +36,7 @@ def spans(text):
     ("values -0.5 and 0.9-0.98", [("-0.5", -0.5, "quantity", ""), ("0.9", 0.9, "quantity", ""),
                                   ("0.98", 0.98, "quantity", "")]),
     ("3.3e18 FLOPs, version 1.2.3", [("3.3e18", 3.3e18, "quantity", "")]),
+    ("a rate of .5, not 0.5 or 5", [("0.5", 0.5, "quantity", ""), ("5", 5.0, "quantity", "")]),
 ])
 def test_extraction_rules(text, expected):
     assert spans(text) == expected

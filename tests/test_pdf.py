@@ -157,6 +157,9 @@ def test_download_paper_offline_fakes(tmp_path, monkeypatch, paper, capsys):
     monkeypatch.setattr(urllib.request, "urlopen", refuse)
     with pytest.raises(ConnectionError, match="needs the internet"):
         pdfmod.download_paper(tmp_path / "q.pdf")
+    capsys.readouterr()
     assert pdfmod.cli_download_paper(argparse.Namespace(out=str(tmp_path / "q.pdf"))) == 1
+    err = capsys.readouterr()
+    assert "ragworkbook download-paper: error:" in err.err and "needs the internet" in err.err and not err.out
     assert pdfmod.cli_download_paper(argparse.Namespace(out=str(dest))) == 0
     assert "5 pages" in capsys.readouterr().out

@@ -152,3 +152,6 @@ def test_load_answers_errors(tmp_path):
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(ValueError, match="not a saved RAG run"):
         load_answers(tmp_path / "x.json")
+    (tmp_path / "y.json").write_text('{"format": ')
+    with pytest.raises(ValueError, match=r"y\.json is not a saved RAG run: invalid JSON at line 1"):
+        load_answers(tmp_path / "y.json")

@@ -154,6 +154,23 @@ def test_compare_detects_regression(good, bad):
     assert compare_reports(bad, good, ["bleu"], alpha=0.3).table.loc["bleu", "verdict"] == "better"
 
 
+def test_compare_respects_lower_is_better_metrics():
+    """A rise in the hallucination flag is a regression, a rise in faithfulness an improvement."""
+    ids = [f"q{i}" for i in range(6)]
+
+    def rep(halluc, faith, name):
+        rows = [{"id": i, "question": f"{i}?", "metrics": {"hallucination": h, "faithfulness": f}}
+                for i, h, f in zip(ids, halluc, faith, strict=True)]
+        return Report(rows=rows, metrics=["faithfulness", "hallucination"], meta={"name": name})
+
+    a = rep([0.0] * 6, [0.5] * 6, "a")
+    b = rep([1.0] * 6, [0.9] * 6, "b")  # more hallucination, higher faithfulness
+    t = compare_reports(a, b).table
+    assert t.loc["hallucination", "diff"] == 1.0 and t.loc["hallucination", "verdict"] == "worse"
+    assert t.loc["faithfulness", "verdict"] == "better"
+    assert compare_reports(b, a).table.loc["hallucination", "verdict"] == "better"
+
+
 def test_compare_same_report_no_change(good):
     t = compare_reports(good, good).table
     assert (t["verdict"] == "no significant change").all()
@@ -247,6 +264,7 @@ def test_evaluate_with_judge_counts_failures():
     assert pd.isna(df.loc["q2", "faithfulness"])
     assert "faithfulness" in df.loc["q2", "failures"] and "hallucination" in df.loc["q2", "failures"]
     assert rep.rows[1]["failures"]["faithfulness"].startswith("failed")
+    assert rep.rows[1]["failures"]["hallucination"].startswith("no faithfulness score (failed")
     agg = rep.aggregates["faithfulness"]
     assert (agg.mean, agg.n, agg.failures) == (0.5, 2, 1)
     assert rep.aggregates["hallucination"].mean == 0.5

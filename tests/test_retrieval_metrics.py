@@ -157,6 +157,14 @@ def test_nan_grades():
         ndcg_at_k(["a"], {"a": math.nan}, 1)
 
 
+def test_inconsistent_ideal_grades():
+    with pytest.raises(ValueError, match=r"DCG \(3\.0000\) exceeds the ideal DCG \(1\.0000\)"):
+        ndcg_from_grades([3], 1, ideal_grades=[1])
+    with pytest.raises(ValueError, match="exceeds the ideal DCG"):
+        ndcg_from_grades([1], 1, ideal_grades=[0])
+    assert ndcg_from_grades([1, 2], 2, ideal_grades=[2, 1, 3]) < 1.0
+
+
 def test_relevant_as_string_is_refused():
     with pytest.raises(TypeError, match="got the string"):
         recall_at_k(["a"], "a", 1)
@@ -265,3 +273,16 @@ def test_ranking_editor_moves_and_recomputes():
     assert editor.scores["ndcg"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="unknown gain"):
         RankingEditor(CARBON, CARBON_GRADES, gain="cubic")
+
+
+# --------------------------------------------------------------------------- docstring examples
+
+
+@pytest.mark.parametrize("module", ["ragworkbook.retrieval_metrics", "ragworkbook.batch_metrics"])
+def test_docstring_examples(module):
+    """The examples in the docstrings are run, so a wrong documented value fails."""
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert res.attempted > 0 and res.failed == 0

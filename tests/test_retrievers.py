@@ -68,7 +68,7 @@ def test_dense_is_cosine(dense, chunks):
     assert hits[0].score == pytest.approx(float(by_hand.max()), abs=1e-5)
 
 
-def test_bm25_matches_rank_bm25_ordering_on_keyword_query(bm25):
+def test_bm25_ranks_keyword_chunks_first(bm25):
     hits = bm25.search("Adam optimizer beta2", k=3)
     assert all("adam" in h.chunk.text.lower() for h in hits[:2])
 
@@ -227,6 +227,21 @@ def test_evaluate_retriever_matches_recipe(which, dense, bm25):
         expected = _recipe_metrics(top5[qid], set(qrels[qid]))
         got = [res.values[m][i] for m in res.metrics]
         assert got == pytest.approx(expected, abs=1e-12), qid
+
+
+def test_evaluate_retriever_scores_exactly_the_eval_set(bm25):
+    from ragworkbook.ground_truth import keyword_qrels
+    from ragworkbook.retrievers import evaluate_retriever
+
+    es = load_eval_set()
+    qrels = keyword_qrels(bm25.chunks, es)
+    full = evaluate_retriever(bm25, es, qrels)
+    extra = {**{q: r for q, r in qrels.items() if q != "q3"}, "other": {bm25.chunks[0].id: 1}}
+    res = evaluate_retriever(bm25, es, extra)
+    assert res.query_ids == full.query_ids == es.ids  # "other" ignored, q3 kept
+    assert res.per_query["q3"] == {m: 0.0 for m in res.metrics}  # no qrels: no relevant chunk
+    assert {q: v for q, v in res.per_query.items() if q != "q3"} == \
+        {q: v for q, v in full.per_query.items() if q != "q3"}
 
 
 def test_evaluate_dense_on_pages_is_the_notebook_pipeline(dense):

@@ -46,6 +46,10 @@ def test_bootstrap_degenerate_and_errors():
         bootstrap_ci([1, 2], confidence=95)
     with pytest.raises(ValueError, match="one-dimensional"):
         bootstrap_ci([[1, 2]])
+    with pytest.raises(ValueError, match="n_resamples must be a positive integer, got 0"):
+        bootstrap_ci([1, 2], n_resamples=0)
+    with pytest.raises(ValueError, match="n_resamples must be a positive integer"):
+        paired_test([1, 2], [2, 1], n_resamples=1.5)
 
 
 def _scipy_paired_p(a, b, n_resamples=10_000):

@@ -40,6 +40,16 @@ def test_round_trip(tmp_path):
     assert (tmp_path / "r").read_text().splitlines()[0] == "q1 Q0 b 1 0.75 ragworkbook"
 
 
+
+def test_write_run_numpy_scores_round_trip(tmp_path):
+    import numpy as np
+
+    run = {"q": {"a": np.float64(0.5), "b": np.float32(0.25), "c": np.int64(1)}}
+    write_run(run, tmp_path / "r")
+    assert (tmp_path / "r").read_text().splitlines()[0] == "q Q0 c 1 1.0 ragworkbook"
+    assert read_run(tmp_path / "r") == {"q": {"c": 1.0, "a": 0.5, "b": 0.25}}
+
+
 @pytest.mark.parametrize(
     "reader,text,message",
     [

@@ -91,6 +91,7 @@ class Recording:
         return key in self.entries
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The entry recorded under ``key``, or None."""
         return self.entries.get(key)
 
     def models(self) -> list[str]:
