@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ragworkbook.batch_metrics import evaluate_arrays, evaluate_run
+from ragworkbook.metrics.batch import evaluate_arrays, evaluate_run
 
 OURS = ["ndcg@10", "mrr", "recall@10"]
 TREC = {"ndcg_cut.10", "recip_rank", "recall.10"}

@@ -1,8 +1,8 @@
-"""The ``ragworkbook`` command line.
+"""The ``ragworkbook`` command line: the parser and every command's handler.
 
-Each sub-command's work lives in the module named for it; this file only
-parses arguments and imports that module when the command runs, so
-``ragworkbook --help`` stays fast.
+A handler turns the parsed arguments into calls of the package and prints
+the result; the work itself lives in the library. Library modules are
+imported inside the handlers, so ``ragworkbook --help`` stays fast.
 
 Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 ``reproduce`` with a documented-exact row that did not reproduce, ``doctor``
@@ -14,24 +14,230 @@ not pulled, strict-replay miss: the message says what to do); 2 for bad input
 from __future__ import annotations
 
 import argparse
-import importlib
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.evaluation.report import Report
 
 
 class UsageError(Exception):
     """A problem with the user's input: printed as ``error: ...`` with exit code 2."""
 
 
-def _handler(module: str, func: str):
-    def run(args: argparse.Namespace) -> int:
-        mod = importlib.import_module(f"ragworkbook.{module}")
-        return int(getattr(mod, func)(args) or 0)
+def _split_names(values: Iterable[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [v.strip() for chunk in values for v in chunk.split(",") if v.strip()]
 
-    return run
+
+# ---------------------------------------------------------------------------------------------
+# ir-eval
+# ---------------------------------------------------------------------------------------------
+def cmd_ir_eval(args: argparse.Namespace) -> int:
+    """``ragworkbook ir-eval``: the metrics of a TREC run file against a TREC qrels file."""
+    from ragworkbook.corpus.trec import read_qrels, read_run
+    from ragworkbook.metrics.batch import evaluate_run
+    from ragworkbook.metrics.registry import parse_metrics
+
+    metrics = parse_metrics(args.metric, "retrieval")
+    qrels = read_qrels(args.qrels)
+    run = read_run(args.run)
+    result = evaluate_run(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
+                          missing=args.missing, max_grade=args.max_grade)
+    names = result.metrics
+    if args.json:
+        out: dict[str, Any] = {"qrels": str(args.qrels), "run": str(args.run), "gain": result.gain,
+                               "n_queries": result.n_queries, "mean": result.mean}
+        if result.skipped:
+            out["skipped"] = result.skipped
+        if args.per_query:
+            out["per_query"] = result.per_query
+        print(json.dumps(out, indent=2))
+        return 0
+    width = max(len(n) for n in names + ["num_q"])
+    if args.per_query:
+        for qid, row in result.per_query.items():
+            for name in names:
+                print(f"{name:<{width}}\t{qid}\t{row[name]:.4f}")
+    for name, value in result.mean.items():
+        print(f"{name:<{width}}\tall\t{value:.4f}")
+    print(f"{'num_q':<{width}}\tall\t{result.n_queries}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor, download-paper
+# ---------------------------------------------------------------------------------------------
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """``ragworkbook doctor [--json] [--deep]``: exit 0 when the offline default works."""
+    from ragworkbook.workbook.doctor import doctor_report, format_report
+
+    report = doctor_report(deep=args.deep)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_report(report))
+    return 0 if report["ok"] else 1
+
+
+def cmd_download_paper(args: argparse.Namespace) -> int:
+    """``ragworkbook download-paper [--out PATH]``."""
+    from ragworkbook.corpus.pdf import download_paper, load_pdf_pages
+
+    try:
+        path = download_paper(args.out)
+    except ConnectionError as exc:
+        print(f"ragworkbook download-paper: error: {exc}", file=sys.stderr)
+        return 1
+    pages = load_pdf_pages(path)
+    n_chars = sum(len(p.text) for p in pages)
+    print(f"saved {path} ({path.stat().st_size:,} bytes, {len(pages)} pages, {n_chars:,} characters of text)")
+    print(f"next: from ragworkbook.corpus.pdf import load_pdf_pages; pages = load_pdf_pages({str(path)!r})")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# eval, compare
+# ---------------------------------------------------------------------------------------------
+def format_summary(report: Report) -> str:
+    """The aggregates as a fixed-width table with the targets rating where one applies."""
+    from ragworkbook.evaluation.targets import apply_targets
+
+    rated = apply_targets(report)
+    ratings = dict(zip(rated["metric"], rated["rating"], strict=True))
+    lines = [f"{'metric':<22}{'mean':>9}  {'95% CI':<17}{'n':>4}{'failed':>8}{'undef':>7}  target"]
+    for m, a in report.aggregates.items():
+        ci = f"[{a.ci_low:.3f}, {a.ci_high:.3f}]" if a.n else "-"
+        lines.append(f"{m:<22}{a.mean:>9.3f}  {ci:<17}{a.n:>4}{a.failed:>8}{a.undefined:>7}  "
+                     f"{ratings.get(m, '')}")
+    return "\n".join(lines)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``ragworkbook eval``: run the naive RAG over an eval set, print the aggregates, save the report."""
+    from ragworkbook._validate import check_k
+    from ragworkbook.corpus.chunking import chunk_pages
+    from ragworkbook.corpus.eval_set import load_eval_set
+    from ragworkbook.corpus.ground_truth import keyword_qrels
+    from ragworkbook.corpus.pages import load_corpus
+    from ragworkbook.evaluation.evaluate import evaluate, resolve_metrics
+
+    k = check_k(args.k, "--k")
+    eval_set = load_eval_set(args.eval_set)
+    corpus = load_corpus(args.corpus)
+    wanted = resolve_metrics(_split_names(args.metric), k=k, have_qrels=True, have_judge=bool(args.judge))
+    depth = max([k] + [m.k for m in wanted if m.family == "retrieval" and m.k is not None])
+    chunks = chunk_pages(corpus)
+    qrels = keyword_qrels(chunks, eval_set)
+    from ragworkbook.retrieval.runs import build_retriever
+
+    retriever = build_retriever(args.retriever, chunks)
+    from ragworkbook.llm import get_generator
+    from ragworkbook.pipeline.naive import NaiveRAG
+
+    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                              announce=not args.json)
+    pipeline = NaiveRAG(retriever, generator, k=k, depth=depth)
+    report = evaluate(pipeline, eval_set, qrels=qrels, k=k, judge=generator if args.judge else None,
+                      metrics=[m.name for m in wanted], progress=not args.no_progress, name=args.name,
+                      meta={"retriever": args.retriever, "corpus": getattr(corpus, "title", "")})
+    if args.out:
+        report.save(args.out)
+    if args.json:
+        print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
+    else:
+        m = report.meta
+        print(f"{len(report.rows)} questions, {m.get('backend', '?')}:{m.get('model', '?')}, "
+              f"{args.retriever} retrieval, k={k}")
+        print(format_summary(report))
+        if args.out:
+            print(f"report saved to {args.out}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``ragworkbook compare A.json B.json``: paired tests per metric; exit 1 when B is significantly
+    worse on a ``--fail-if-worse`` metric or that metric cannot be compared, 2 on bad input, else 0."""
+    from ragworkbook.evaluation.compare import compare_reports
+    from ragworkbook.evaluation.report import Report
+
+    a = Report.load(args.report_a)
+    b = Report.load(args.report_b)
+    if args.eval_set:
+        from ragworkbook.corpus.eval_set import load_eval_set
+
+        es = load_eval_set(args.eval_set)
+        for path, r in ((args.report_a, a), (args.report_b, b)):
+            try:
+                r.check_eval_set(es)
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from None
+    gate_metrics = _split_names(args.fail_if_worse) or []
+    metrics = _split_names(args.metric)
+    if metrics is not None:
+        metrics += [m for m in gate_metrics if m not in metrics]
+    cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
+    gate = cmp.gate(gate_metrics)
+    if args.json:
+        out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
+               "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
+               "failed_gates": gate.worse, "not_compared": gate.not_compared}
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"A = {args.report_a}\nB = {args.report_b}\n"
+              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A")
+        print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
+    for m in gate.worse:
+        print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
+    for m, why in gate.not_compared.items():
+        print(f"GATE FAILED: cannot compare {m}: {why}", file=sys.stderr)
+    return 0 if gate.passed else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# reproduce
+# ---------------------------------------------------------------------------------------------
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``ragworkbook reproduce [--json]``: recompute and print every documented number.
+
+    Exit code 1 if a row documented as exact did not reproduce, else 0.
+    """
+    from ragworkbook.workbook.reproduce import NEEDS_MODEL, check_ids, format_table, reproduce_all
+
+    ids = check_ids(_split_names(args.only))
+    generator = None
+    if any(i in NEEDS_MODEL for i in ids):
+        from ragworkbook.llm import get_generator
+
+        # with --json, stdout must be JSON only: no "using embedded backend" line
+        generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                                  announce=not args.json)
+    rows = reproduce_all(generator, only=ids, progress=not args.no_progress)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+    else:
+        print(format_table(rows))
+    broken = [r.id for r in rows if r.documented_status == "exact" and r.status != "exact"]
+    if broken:
+        print(f"documented-exact rows that did not reproduce: {', '.join(broken)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the parser
+# ---------------------------------------------------------------------------------------------
+def _metric_help(family: str) -> str:
+    from ragworkbook.metrics.registry import known_names
+
+    return known_names(family)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (each sub-parser's ``func`` is its handler)."""
     parser = argparse.ArgumentParser(
         prog="ragworkbook",
         description="RAG evaluation, hands-on: metrics, local generation and the documented numbers.",
@@ -41,51 +247,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragworkbook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    # --- ir-eval (retrieval metrics over TREC files) -------------------------------
-    p = sub.add_parser(
-        "ir-eval",
-        help="retrieval metrics over TREC-format qrels and run files (like trec_eval)",
-        description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
-        "and a TREC run file (`qid Q0 doc rank score tag`).",
-    )
+    def add(name: str, handler: Callable[[argparse.Namespace], int], **kw: Any) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, **kw)
+        p.set_defaults(func=handler)
+        return p
+
+    # --- ir-eval ---------------------------------------------------------------------------
+    p = add("ir-eval", cmd_ir_eval,
+            help="retrieval metrics over TREC-format qrels and run files",
+            description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
+            "and a TREC run file (`qid Q0 doc rank score tag`). Metric names may be written "
+            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec) or as ragworkbook names "
+            "(precision@5, ndcg@10, mrr); the output uses the names as given.")
     p.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid grade")
     p.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
-    p.add_argument(
-        "--metric",
-        action="append",
-        required=True,
-        help="metric name, repeatable or comma-separated: P@k, recall@k, hit_rate@k, mrr, "
-        "mrr@k, map, map@k, r_precision, dcg@k, ndcg@k",
-    )
+    p.add_argument("--metric", action="append", required=True,
+                   help="metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
     p.add_argument("--gain", choices=["linear", "exponential"], default="linear",
                    help="gain for (n)dcg: linear = rel, exponential = 2^rel - 1")
+    p.add_argument("--max-grade", type=float, default=4.0,
+                   help="top grade of the relevance scale, for ERR (default 4, as gdeval)")
     p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
                    help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
     p.add_argument("--missing", choices=["skip", "zero"], default="skip",
                    help="judged queries absent from the run: leave out (trec_eval) or score 0 (trec_eval -c)")
     p.add_argument("--per-query", action="store_true", help="print one row per query too")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(func=_handler("trec", "cli_ir_eval"))
 
-    # --- doctor --------------------------------------------------------------------
-    p = sub.add_parser("doctor", help="what is installed, which backend is live, models found")
+    # --- doctor, download-paper ----------------------------------------------------------
+    p = add("doctor", cmd_doctor, help="what is installed, which backend is live, models found")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--deep", action="store_true",
                    help="also load NLTK's WordNet to prove it works (several seconds)")
-    p.set_defaults(func=_handler("doctor", "cli_doctor"))
-
-    # --- download-paper ------------------------------------------------------------
-    p = sub.add_parser(
-        "download-paper",
-        help="download 'Attention Is All You Need' from arXiv (needs the internet)",
-    )
+    p = add("download-paper", cmd_download_paper,
+            help="download 'Attention Is All You Need' from arXiv (needs the internet)")
     p.add_argument("--out", default=None, help="where to save the PDF")
-    p.set_defaults(func=_handler("pdf", "cli_download_paper"))
 
-    # --- eval / compare / reproduce (end to end) -----------------------------------
-    p = sub.add_parser("eval", help="evaluate the RAG pipeline over an eval set -> report JSON",
-                       description="Run the naive RAG pipeline (retrieve k chunks, generate an answer) over "
-                       "an eval set and score retrieval, generation and (with --judge) judged metrics.")
+    # --- eval, compare, reproduce ----------------------------------------------------------
+    p = add("eval", cmd_eval, help="evaluate the RAG pipeline over an eval set -> report JSON",
+            description="Run the naive RAG pipeline (retrieve k chunks, generate an answer) over "
+            "an eval set and score retrieval, generation and (with --judge) judged metrics.")
     p.add_argument("--eval-set", default=None, help="eval set .json/.jsonl (default: data/eval_set.json)")
     p.add_argument("--corpus", default=None,
                    help="paged corpus .json/.jsonl (default: data/attention_notes.json)")
@@ -94,35 +295,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, help="model name (default: the backend's default)")
     p.add_argument("--recording", default=None, help="replay/record file for the generator")
     p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
-    p.add_argument("--k", type=int, default=3, help="chunks retrieved and given to the generator (default 3)")
+    p.add_argument("--k", type=int, default=3, help="chunks given to the generator (default 3)")
     p.add_argument("--judge", action=argparse.BooleanOptionalAction, default=False,
                    help="also compute the LLM-judged metrics with the same backend (slow)")
     p.add_argument("--metric", action="append", default=None,
-                   help="metric to compute, repeatable or comma-separated (default: all that apply)")
+                   help="metric to compute, repeatable or comma-separated (default: the registry's "
+                   "defaults that apply); a retrieval metric without a cutoff is taken at k")
     p.add_argument("--name", default="", help="a name for this run, stored in the report")
     p.add_argument("--out", default=None, help="write the report JSON here")
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=_handler("report", "cli_eval"))
-    p = sub.add_parser("compare", help="compare two saved reports with paired tests",
-                       description="Compare report B against report A question by question (paired "
-                       "randomisation test per metric). Exit 1 when B is significantly worse on a "
-                       "--fail-if-worse metric: usable as a regression gate in CI.")
+
+    p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
+            description="Compare report B against report A question by question (paired "
+            "randomisation test per metric). Exit 1 when B is significantly worse on a "
+            "--fail-if-worse metric, or when that metric cannot be compared (no question scored "
+            "in both): usable as a regression gate in CI.")
     p.add_argument("report_a", help="baseline report JSON")
     p.add_argument("report_b", help="new report JSON")
     p.add_argument("--metric", action="append", default=None,
                    help="metric to compare, repeatable or comma-separated (default: all in both)")
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
-                   help="exit 1 if B is significantly worse than A on METRIC (repeatable)")
+                   help="exit 1 if B is significantly worse than A on METRIC, or METRIC cannot be "
+                   "compared (repeatable)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--method", default="randomization", choices=["randomization", "bootstrap"])
     p.add_argument("--eval-set", default=None,
                    help="also check that both reports are on exactly this eval set's questions")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(func=_handler("report", "cli_compare"))
-    p = sub.add_parser("reproduce", help="recompute every documented number",
-                       description="Recompute every number of NUMBERS.md with the package and print "
-                       "documented vs reproduced, with a status and the reason for every difference.")
+
+    p = add("reproduce", cmd_reproduce, help="recompute every documented number",
+            description="Recompute every documented number (NUMBERS.md at the repository root) with "
+            "the package and print documented vs reproduced, with a status and the reason for every "
+            "difference.")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
                    help="backend for the rows that need a model (default: $RAGWORKBOOK_BACKEND or auto)")
@@ -131,11 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", action="append", default=None, metavar="ID",
                    help="only these rows (e.g. --only A1 --only C3), repeatable or comma-separated")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=_handler("reproduce", "cli_reproduce"))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit status (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -144,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
 
     try:
-        return args.func(args)
+        return int(args.func(args) or 0)
     except (UsageError, FileNotFoundError, ValueError) as exc:
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,1 @@
+"""Evaluation of a whole RAG system: the evaluate loop, reports, comparison, targets, experiments."""

@@ -1,0 +1,193 @@
+"""Two reports compared question by question: paired tests per metric, and the regression gate.
+
+:func:`compare_reports` pairs report B with report A on the same questions and,
+for each metric, runs :func:`ragworkbook.stats.resampling.paired_test` on the
+questions scored in both. A pair where either side failed or is undefined is
+left out and counted (``failed`` / ``undefined`` columns), never silently.
+The direction of each metric comes from the registry: for hallucination a
+smaller value is better.
+
+:meth:`Comparison.gate` is the regression gate (``ragworkbook compare
+--fail-if-worse``): it fails a metric on which B is significantly worse, and
+also one it cannot compare at all (no question scored in both reports), so a
+run that could not score the metric never passes the gate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragworkbook.evaluation.report import Report
+from ragworkbook.outcomes import FAILED, SCORED
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["Comparison", "GateResult", "compare_reports", "NOT_COMPARED"]
+
+NOT_COMPARED = "not compared (no pairs)"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """What the gate found: metrics on which B is significantly ``worse``, and metrics it
+    could ``not_compare`` (with the reason). ``passed`` when both are empty."""
+
+    worse: list[str]
+    not_compared: dict[str, str]
+
+    @property
+    def passed(self) -> bool:
+        """True when no gated metric is worse and every gated metric could be compared."""
+        return not self.worse and not self.not_compared
+
+
+@dataclass
+class Comparison:
+    """Two reports compared metric by metric on the same questions.
+
+    ``table`` has one row per metric: ``mean_a, mean_b, diff`` (b - a),
+    ``ci_low, ci_high`` (of the paired difference), ``p_value``, ``n`` (pairs
+    scored in both), ``failed`` (pairs with a failure on either side),
+    ``undefined`` (pairs undefined on either side and failed on neither), and
+    ``verdict``: ``"better"``, ``"worse"`` (b relative to a, respecting the
+    metric's direction, significant at ``alpha``), ``"no significant change"`` or
+    ``"not compared (no pairs)"``.
+    """
+
+    table: Any
+    alpha: float
+    method: str
+    name_a: str = "a"
+    name_b: str = "b"
+
+    def _row(self, metric: str) -> Any:
+        if metric in self.table.index:
+            return self.table.loc[metric]
+        from ragworkbook.metrics.registry import parse_metric
+
+        key = parse_metric(metric).key
+        for name in self.table.index:
+            if parse_metric(name).key == key:
+                return self.table.loc[name]
+        raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
+
+    def worse(self, metric: str) -> bool:
+        """True when b is significantly worse than a on ``metric``."""
+        return self._row(metric)["verdict"] == "worse"
+
+    def gate(self, metrics: Sequence[str]) -> GateResult:
+        """The regression gate over ``metrics``: which are worse, which could not be compared."""
+        worse, not_compared = [], {}
+        for m in metrics:
+            row = self._row(m)
+            if row["verdict"] == "worse":
+                worse.append(m)
+            elif row["verdict"] == NOT_COMPARED:
+                not_compared[m] = (f"no question has a {m} value in both reports "
+                                   f"({int(row['failed'])} pairs failed, {int(row['undefined'])} undefined)")
+        return GateResult(worse, not_compared)
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
+        return self.table._repr_html_()
+
+    def __repr__(self) -> str:
+        return f"Comparison({self.name_a} -> {self.name_b}, alpha={self.alpha}, method={self.method!r})\n" + (
+            self.table.to_string(float_format=lambda x: f"{x:.3f}")
+        )
+
+
+def _check_same_questions(a: Report, b: Report) -> None:
+    ids_a, ids_b = set(a.ids), set(b.ids)
+    if ids_a != ids_b:
+        only_a = sorted(ids_a - ids_b)
+        only_b = sorted(ids_b - ids_a)
+        raise ValueError(
+            "the two reports are not on the same questions: "
+            + (f"only in A: {', '.join(only_a)}; " if only_a else "")
+            + (f"only in B: {', '.join(only_b)}; " if only_b else "")
+            + "a paired comparison needs the same eval set in both runs"
+        )
+    qa = {str(r["id"]): r.get("question") for r in a.rows}
+    for r in b.rows:
+        if qa[str(r["id"])] != r.get("question"):
+            raise ValueError(
+                f"question {r['id']!r} differs between the reports ({qa[str(r['id'])]!r} vs "
+                f"{r.get('question')!r}); a paired comparison needs the same eval set in both runs"
+            )
+
+
+def _match(report: Report, metric: str, which: str, common: list[str]) -> str:
+    """The report's own name for ``metric`` (the same metric may be spelled differently)."""
+    if metric in report.metrics:
+        return metric
+    from ragworkbook.metrics.registry import parse_metric
+
+    key = parse_metric(metric).key
+    for name in report.metrics:
+        if parse_metric(name).key == key:
+            return name
+    raise ValueError(f"unknown metric {metric!r} (not in report {which}); metrics in both: "
+                     f"{', '.join(common) or 'none'}")
+
+
+def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, *,
+                    alpha: float = 0.05, method: str = "randomization", seed: int = 0) -> Comparison:
+    """Paired comparison of report ``b`` against report ``a`` on the same questions.
+
+    ``metrics`` defaults to every metric present in both (matched by metric and
+    cutoff, so ``P@3`` finds ``precision@3``). For each metric the questions
+    scored in both reports are paired and passed to
+    :func:`ragworkbook.stats.resampling.paired_test` (``method``); the other pairs
+    are counted as failed or undefined. Raises ValueError when the question ids
+    (or their texts) differ, or when a requested metric is missing.
+    """
+    import pandas as pd
+
+    from ragworkbook.metrics.registry import parse_metric
+    from ragworkbook.stats.resampling import paired_test
+
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    _check_same_questions(a, b)
+    common = [m for m in a.metrics if m in b.metrics]
+    names = common if metrics is None else list(metrics)
+    by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
+    rows = []
+    for m in names:
+        ma = _match(a, m, "A", common)
+        mb = _match(b, m, "B", common)
+        va_all, oa = a.values(ma), a.outcomes(ma)
+        vb_all, ob = b.values(mb), b.outcomes(mb)
+        va, vb = [], []
+        failed = undefined = 0
+        for i, r in enumerate(a.rows):
+            j = by_id_b[str(r["id"])]
+            if oa[i] == SCORED and ob[j] == SCORED:
+                va.append(float(va_all[i]))
+                vb.append(float(vb_all[j]))
+            elif FAILED in (oa[i], ob[j]):
+                failed += 1
+            else:
+                undefined += 1
+        nan = math.nan
+        rec: dict[str, Any] = {"metric": m, "mean_a": nan, "mean_b": nan, "diff": nan, "ci_low": nan,
+                               "ci_high": nan, "p_value": nan, "n": len(va), "failed": failed,
+                               "undefined": undefined, "verdict": NOT_COMPARED}
+        if va:
+            res = paired_test(vb, va, method=method, seed=seed)  # mean_diff = mean(b - a)
+            rec.update(mean_a=sum(va) / len(va), mean_b=sum(vb) / len(vb), diff=float(res.mean_diff),
+                       ci_low=float(res.ci_low), ci_high=float(res.ci_high), p_value=float(res.p_value))
+            sign = 1.0 if parse_metric(ma).higher_is_better else -1.0
+            if res.p_value < alpha and res.mean_diff != 0:
+                rec["verdict"] = "better" if sign * res.mean_diff > 0 else "worse"
+            else:
+                rec["verdict"] = "no significant change"
+        rows.append(rec)
+    table = pd.DataFrame(rows).set_index("metric")
+    return Comparison(table=table, alpha=alpha, method=method,
+                      name_a=str(a.meta.get("name", "a")), name_b=str(b.meta.get("name", "b")))
+

@@ -1,0 +1,271 @@
+"""The LLM judge: schema-constrained, cached and bounded-concurrency calls.
+
+Every judged metric (:mod:`ragworkbook.judging.metrics`, :mod:`ragworkbook.judging.triad`)
+asks its questions through a :class:`Judge`, which wraps a
+:class:`ragworkbook.llm.base.Generator` and adds:
+
+- **a JSON schema on every call** (``Generator.chat(..., schema=...)``), so the
+  backend constrains decoding and the base class retries unparseable output a
+  bounded number of times (``Generator.max_retries``);
+- **failure capture**: an :class:`~ragworkbook.llm.base.OutputParseError`, a
+  timeout, or another error of one request (an :class:`~ragworkbook.llm.base.LLMError`
+  such as a server error mid-stream or a prompt too long for the model's
+  context) becomes a :class:`JudgeCall` with ``error`` set and every raw output
+  kept, so the metric can count the failure instead of producing NaN or
+  aborting the run. Problems of set-up (:class:`~ragworkbook.llm.base.BackendUnavailable`,
+  :class:`~ragworkbook.llm.base.ModelNotFound`, :class:`~ragworkbook.llm.base.ReplayMissError`)
+  are *not* judgments and propagate;
+- **a cache** keyed by the generator's backend and
+  :func:`~ragworkbook.llm.base.request_key` (messages, options, schema, model):
+  in memory always, and on disk when ``cache_path`` is given (a JSON file written
+  atomically). The same request to the same judge never reaches the model twice;
+  ``Judge.n_model_calls`` counts the requests that did;
+- **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
+  ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
+  coroutine from ordinary code *and* from inside Jupyter, where an event loop is
+  already running (it then uses a worker thread with its own loop).
+
+What the judge is asked (templates, schemas, options) is in
+:mod:`ragworkbook.judging.prompts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import threading
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ragworkbook._io import atomic_write_json
+from ragworkbook.judging.prompts import JUDGE_OPTIONS, SYSTEM_PROMPT
+from ragworkbook.llm.base import (
+    BackendUnavailable,
+    Generator,
+    LLMError,
+    ModelNotFound,
+    OutputParseError,
+    ReplayMissError,
+    build_messages,
+    merge_options,
+    request_key,
+)
+
+__all__ = ["JudgeCall", "Judge", "run_sync"]
+
+T = TypeVar("T")
+
+#: Errors that mean the judge cannot work at all: they propagate instead of counting as failed judgments.
+_SETUP_ERRORS = (BackendUnavailable, ModelNotFound, ReplayMissError)
+
+@dataclass
+class JudgeCall:
+    """One judge request and what came back.
+
+    ``data`` is the parsed JSON (None when the call failed); ``error`` says why it
+    failed (``"output_parse_error: ..."``, ``"timeout: ..."`` or ``"llm_error: ..."``);
+    ``raw_outputs`` keeps
+    every attempt's text; ``cached`` is True when no model call was needed.
+    """
+
+    prompt: str
+    key: str
+    data: Any = None
+    text: str = ""
+    raw_outputs: list[str] = field(default_factory=list)
+    attempts: int = 0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the call gave parsed, schema-valid data (``error`` is None)."""
+        return self.error is None
+
+
+class Judge:
+    """A generator used as a judge: schema-constrained, cached, concurrency-bounded.
+
+    Parameters
+    ----------
+    generator:
+        Any :class:`~ragworkbook.llm.base.Generator` (a live backend, a replay, a test fake).
+    options:
+        Generation options for every judge call (default :data:`JUDGE_OPTIONS`).
+    cache_path:
+        Optional JSON file for an on-disk cache shared across processes/runs.
+    max_concurrency:
+        At most this many model calls in flight at once in the async API.
+    timeout:
+        Seconds to wait for one call (async API) before recording a ``timeout``
+        failure; None waits forever. The worker thread is not killed: its late
+        answer is discarded.
+    cache_failures:
+        Also cache parse failures (a deterministic judge fails the same way again).
+        Timeouts and other request errors (``llm_error``) are never cached.
+    """
+
+    def __init__(self, generator: Generator, *, options: Mapping[str, Any] | None = None,
+                 cache_path: str | Path | None = None, max_concurrency: int = 2,
+                 timeout: float | None = None, cache_failures: bool = True,
+                 system: str | None = SYSTEM_PROMPT):
+        if not isinstance(generator, Generator):
+            raise TypeError(
+                f"Judge needs a ragworkbook.llm Generator, got {type(generator).__name__}; "
+                "get one with ragworkbook.llm.get_generator()"
+            )
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be > 0 seconds or None, got {timeout}")
+        self.generator = generator
+        self.options = dict(JUDGE_OPTIONS if options is None else {**JUDGE_OPTIONS, **options})
+        self.system = system
+        self.max_concurrency = int(max_concurrency)
+        self.timeout = timeout
+        self.cache_failures = cache_failures
+        self.cache_path = Path(cache_path) if cache_path is not None else None
+        self._cache: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._semaphores: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
+        self.n_model_calls = 0
+        self.n_cache_hits = 0
+        if self.cache_path is not None and self.cache_path.is_file():
+            try:
+                loaded = json.loads(self.cache_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise ValueError(
+                    f"judge cache {self.cache_path} is not valid JSON ({exc}); delete it to start afresh"
+                ) from None
+            if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
+                raise ValueError(
+                    f"judge cache {self.cache_path} is not a judge cache (expected an object with "
+                    "\"entries\"); delete it to start afresh"
+                )
+            self._cache.update(loaded.get("entries", {}))
+
+    def __repr__(self) -> str:
+        return (f"<Judge {self.generator.backend}:{self.generator.model} "
+                f"max_concurrency={self.max_concurrency}>")
+
+    # --- keys and cache -------------------------------------------------------------
+    def cache_key(self, prompt: str, schema: Mapping[str, Any]) -> str:
+        """The cache key: SHA-256 of the backend name and the generator's request key."""
+        messages = build_messages(prompt, self.system)
+        rk = request_key(messages, merge_options(self.options), schema, self.generator.model)
+        return hashlib.sha256(f"{self.generator.backend}\n{rk}".encode()).hexdigest()
+
+    def clear_cache(self) -> None:
+        """Forget every cached judgment (memory only; the file is rewritten on the next store)."""
+        with self._lock:
+            self._cache.clear()
+
+    def _lookup(self, key: str, prompt_name: str) -> JudgeCall | None:
+        with self._lock:
+            hit = self._cache.get(key)
+        if hit is None:
+            return None
+        self.n_cache_hits += 1
+        return JudgeCall(prompt=prompt_name, key=key, data=hit.get("data"), text=hit.get("text", ""),
+                         raw_outputs=list(hit.get("raw_outputs", [])), attempts=hit.get("attempts", 0),
+                         error=hit.get("error"), cached=True)
+
+    def _store(self, call: JudgeCall) -> None:
+        if call.error is not None and (not self.cache_failures
+                                       or call.error.startswith(("timeout", "llm_error"))):
+            return
+        entry = {"data": call.data, "text": call.text, "raw_outputs": call.raw_outputs,
+                 "attempts": call.attempts, "error": call.error}
+        with self._lock:
+            self._cache[call.key] = entry
+            if self.cache_path is not None:
+                atomic_write_json(self.cache_path, {"version": 1, "entries": self._cache})
+
+    # --- calls ------------------------------------------------------------------------
+    def _call_model(self, prompt: str, schema: Mapping[str, Any], name: str, key: str) -> JudgeCall:
+        with self._lock:
+            self.n_model_calls += 1
+        try:
+            gen = self.generator.chat(prompt, system=self.system, schema=schema, options=self.options)
+        except OutputParseError as exc:
+            return JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
+                             attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+        except _SETUP_ERRORS:
+            raise
+        except LLMError as exc:
+            return JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
+        return JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
+                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+
+    def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+        """Ask one schema-constrained question (synchronously), through the cache."""
+        key = self.cache_key(prompt, schema)
+        hit = self._lookup(key, name)
+        if hit is not None:
+            return hit
+        result = self._call_model(prompt, schema, name, key)
+        self._store(result)
+        return result
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """The semaphore of the running loop (one per loop; those of closed loops are dropped)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for key in [k for k, (lp, _) in self._semaphores.items() if lp.is_closed()]:
+                del self._semaphores[key]
+            entry = self._semaphores.get(id(loop))
+            if entry is None or entry[0] is not loop:
+                entry = self._semaphores[id(loop)] = (loop, asyncio.Semaphore(self.max_concurrency))
+        return entry[1]
+
+    async def acall(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+        """Async :meth:`call`: at most ``max_concurrency`` model calls at once, optional timeout."""
+        key = self.cache_key(prompt, schema)
+        hit = self._lookup(key, name)
+        if hit is not None:
+            return hit
+        async with self._semaphore():
+            hit = self._lookup(key, name)  # another task may have filled it meanwhile
+            if hit is not None:
+                return hit
+            with self._lock:
+                self.n_model_calls += 1
+            try:
+                coro = self.generator.achat(prompt, system=self.system, schema=schema,
+                                            options=self.options)
+                gen = await (asyncio.wait_for(coro, self.timeout) if self.timeout else coro)
+            except OutputParseError as exc:
+                result = JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
+                                   attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+            except asyncio.TimeoutError:
+                result = JudgeCall(prompt=name, key=key,
+                                   error=f"timeout: no answer within {self.timeout} s")
+            except _SETUP_ERRORS:
+                raise
+            except LLMError as exc:
+                result = JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
+            else:
+                result = JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
+                                   raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+        self._store(result)
+        return result
+
+
+# --- running coroutines from sync code and from Jupyter -------------------------------
+def run_sync(coro: Awaitable[T]) -> T:
+    """Run a coroutine to completion and return its result.
+
+    Outside an event loop this is ``asyncio.run``. Inside one (Jupyter cells run in
+    a live loop, where ``asyncio.run`` raises) the coroutine runs on a fresh loop in
+    a worker thread and this call blocks until it finishes.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]

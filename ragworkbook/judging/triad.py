@@ -1,0 +1,146 @@
+"""The RAG triad: context relevance, groundedness, answer relevance.
+
+TruLens's three checks, one per edge of the question -> context -> answer triangle:
+
+- **context relevance** (question -> context): is what was retrieved about the
+  question? We judge each retrieved chunk against the *question alone* (one call
+  per chunk, verdict 0/1) and average the verdicts, as TruLens averages its
+  per-chunk scores. We deliberately do not reuse the verdicts of context
+  precision without reference: those judge a chunk against the *answer*, so a
+  hallucinated answer would make good chunks look irrelevant and the triad could
+  no longer tell a retrieval failure from a generation failure.
+- **groundedness** (context -> answer): is the answer supported by the context?
+  This is :func:`~ragworkbook.judging.metrics.afaithfulness` (same judgments).
+- **answer relevance** (answer -> question): does the answer address the question?
+  This is :func:`~ragworkbook.judging.metrics.aanswer_relevancy` (same judgments).
+
+Model calls per sample: K (context relevance) + 2 (groundedness; 1 with given
+claims) + 1 (answer relevance). With the same :class:`~ragworkbook.judging.judge.Judge`,
+judgments already made for the RAGAS metrics come from its cache: no new call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragworkbook.judging.judge import Judge, run_sync
+from ragworkbook.judging.metrics import (
+    aanswer_relevancy,
+    acontext_relevance,
+    afaithfulness,
+    context_relevance,
+)
+from ragworkbook.judging.results import JudgedResult, JudgeSample, aggregate_results
+from ragworkbook.outcomes import FAILED, Aggregate
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LEGS", "TriadResult", "acontext_relevance", "context_relevance", "arag_triad", "rag_triad",
+           "arag_triad_many", "rag_triad_many", "triad_aggregates", "triad_frame"]
+
+LEGS = ("context_relevance", "groundedness", "answer_relevance")
+
+
+@dataclass
+class TriadResult:
+    """The three legs for one sample, each a full :class:`JudgedResult`."""
+
+    sample_id: str
+    context_relevance: JudgedResult
+    groundedness: JudgedResult
+    answer_relevance: JudgedResult
+
+    @property
+    def scores(self) -> dict[str, float | None]:
+        """Leg name -> score (None when failed or undefined)."""
+        return {leg: getattr(self, leg).score for leg in LEGS}
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        """Leg name -> status (``"ok"``, ``"failed"`` or the undefined case)."""
+        return {leg: getattr(self, leg).status for leg in LEGS}
+
+    def diagnosis(self, threshold: float = 0.5) -> str:
+        """A one-line reading of the triad: which legs fall below ``threshold`` and what
+        that usually means (retrieval, hallucination, or an off-target answer)."""
+        notes = []
+        for leg, meaning in [
+            ("context_relevance", "retrieval brought back off-topic chunks"),
+            ("groundedness", "the answer says things the context does not support"),
+            ("answer_relevance", "the answer does not address the question"),
+        ]:
+            r: JudgedResult = getattr(self, leg)
+            if r.outcome == FAILED:
+                notes.append(f"{leg}: judgment failed")
+            elif r.score is None:
+                notes.append(f"{leg}: undefined ({r.reason})")
+            elif r.score < threshold:
+                notes.append(f"{leg} {r.score:.2f}: {meaning}")
+        return "all three legs pass" if not notes else "; ".join(notes)
+
+
+async def arag_triad(sample: JudgeSample, judge: Judge, *, claims: Sequence[str] | None = None,
+                     strictness: int = 3) -> TriadResult:
+    """The three legs for one sample (run concurrently)."""
+    cr, gr, ar = await asyncio.gather(
+        acontext_relevance(sample, judge),
+        afaithfulness(sample, judge, claims=claims),
+        aanswer_relevancy(sample, judge, strictness=strictness),
+    )
+    gr.metric, ar.metric = "groundedness", "answer_relevance"
+    return TriadResult(sample.sample_id, cr, gr, ar)
+
+
+def rag_triad(sample: JudgeSample, judge: Judge, **kw: Any) -> TriadResult:
+    """Sync :func:`arag_triad` (safe inside Jupyter)."""
+    return run_sync(arag_triad(sample, judge, **kw))
+
+
+async def arag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
+                          progress: bool = True) -> list[TriadResult]:
+    """The triad over many samples, concurrently (bounded by the judge), with a progress bar."""
+    from tqdm.auto import tqdm
+
+    samples = list(samples)
+    bar = tqdm(total=len(samples), desc="triad", disable=not progress)
+
+    async def one(s: JudgeSample) -> TriadResult:
+        r = await arag_triad(s, judge)
+        bar.update(1)
+        return r
+
+    try:
+        return list(await asyncio.gather(*[one(s) for s in samples]))
+    finally:
+        bar.close()
+
+
+def rag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
+                   progress: bool = True) -> list[TriadResult]:
+    """Sync :func:`arag_triad_many`."""
+    return run_sync(arag_triad_many(samples, judge, progress=progress))
+
+
+def triad_aggregates(results: Sequence[TriadResult]) -> dict[str, Aggregate]:
+    """One :class:`~ragworkbook.outcomes.Aggregate` per leg (failed / undefined counted, never NaN)."""
+    return {leg: aggregate_results([getattr(r, leg) for r in results]) for leg in LEGS}
+
+
+def triad_frame(results: Sequence[TriadResult]) -> pd.DataFrame:
+    """A DataFrame: one row per sample, the three scores (nullable ``Float64``: a missing
+    score shows ``<NA>``), their statuses and the diagnosis."""
+    import pandas as pd
+
+    rows = []
+    for r in results:
+        row: dict[str, Any] = {"sample_id": r.sample_id}
+        row.update(r.scores)
+        row.update({f"{k}_status": v for k, v in r.statuses.items()})
+        row["diagnosis"] = r.diagnosis()
+        rows.append(row)
+    df = pd.DataFrame(rows).set_index("sample_id")
+    return df.astype({leg: "Float64" for leg in LEGS})

@@ -1,0 +1,302 @@
+"""Reference-based generation metrics: BLEU, ROUGE-L, METEOR, embedding similarity,
+BERTScore, exact match and token F1.
+
+Each metric is a thin, documented call into the library that defines it, so a
+value here equals that library called directly on the same inputs:
+
+- :func:`bleu` / :func:`corpus_bleu`: sacrebleu ``sentence_bleu`` / ``corpus_bleu``
+  with its defaults (13a tokenisation, case-sensitive, exponential smoothing for
+  sentences); scale 0-100, as sacrebleu prints it.
+- :func:`rouge_l`: rouge-score ``rougeL`` with the Porter stemmer
+  (``use_stemmer=True``); the F-measure by default, precision or recall on request.
+  rouge-score lowercases and keeps only ``[a-z0-9]`` runs, so "28.4" is the two
+  tokens "28" and "4".
+- :func:`meteor`: NLTK ``meteor_score`` on **whitespace tokens** (``str.split``),
+  with the real Princeton WordNet 3.0 prepared offline by :mod:`ragworkbook.metrics.wordnet`
+  (never downloaded). NLTK lowercases; punctuation stays attached to words.
+- :func:`embedding_similarity`: cosine of the two all-MiniLM-L6-v2 sentence
+  embeddings (:mod:`ragworkbook.embeddings`), in [-1, 1].
+- :func:`bertscore`: the ``bert-score`` package with ``model_type`` = the local
+  all-MiniLM-L6-v2 folder and ``num_layers`` = :data:`BERTSCORE_LAYERS` (6, the
+  last layer: the one sentence-transformers fine-tuned for similarity). No idf
+  weighting and **no baseline rescaling**: bert-score ships no baseline for this
+  model, so the raw scores are not on the scale of published (rescaled,
+  roberta-large) BERTScores; compare them with each other only.
+- :func:`exact_match` / :func:`token_f1`: SQuAD-style: lowercase, strip
+  punctuation (so "28.4" becomes "284"), drop the articles a/an/the, collapse
+  whitespace; token F1 counts the bag-of-tokens overlap.
+
+Conventions shared by every function:
+
+- inputs must be ``str``; anything else raises ``TypeError`` (batch functions
+  take sequences of ``str``, not a single string, and equal lengths, else
+  ``ValueError``);
+- an empty (or whitespace-only) answer or reference scores 0.0 on BLEU, ROUGE-L,
+  METEOR, embedding similarity and BERTScore (what the libraries return for the
+  lexical ones; the model is not called for the others); exact match and token F1
+  follow SQuAD v2: if either side normalises to no tokens, the score is 1.0 when
+  both do and 0.0 otherwise.
+- models (MiniLM, BERTScore's copy of it) are loaded once per process.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+BERTSCORE_LAYERS = 6
+ROUGE_MEASURES = ("fmeasure", "precision", "recall")
+
+
+# --- input checks --------------------------------------------------------------------------
+def _text(x: Any, name: str) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be a str, got {type(x).__name__}: {x!r:.60}")
+    return x
+
+
+def _texts(xs: Any, name: str) -> list[str]:
+    if isinstance(xs, str):
+        raise TypeError(f"{name} must be a sequence of strings, not a single string; wrap it in a list")
+    if not isinstance(xs, Sequence) and not hasattr(xs, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of strings, got {type(xs).__name__}")
+    out = list(xs)
+    for i, x in enumerate(out):
+        if not isinstance(x, str):
+            raise TypeError(f"{name}[{i}] must be a str, got {type(x).__name__}: {x!r:.60}")
+    return out
+
+
+def _pairs(answers: Any, references: Any) -> tuple[list[str], list[str]]:
+    a = _texts(answers, "answers")
+    r = _texts(references, "references")
+    if len(a) != len(r):
+        raise ValueError(f"answers and references differ in length ({len(a)} vs {len(r)}): "
+                         "pass one reference per answer")
+    return a, r
+
+
+def _empty(s: str) -> bool:
+    return not s.strip()
+
+
+# --- BLEU -------------------------------------------------------------------------------------
+def bleu(answer: str, reference: str) -> float:
+    """Sentence BLEU (sacrebleu ``sentence_bleu``, defaults), 0-100. Empty -> 0.0."""
+    _text(answer, "answer")
+    _text(reference, "reference")
+    import sacrebleu
+
+    return float(sacrebleu.sentence_bleu(answer, [reference]).score)
+
+
+def corpus_bleu(answers: Sequence[str], references: Sequence[str]) -> float:
+    """Corpus BLEU (sacrebleu ``corpus_bleu``): n-gram counts pooled over all pairs, 0-100.
+
+    Not the mean of sentence BLEUs: the precisions and the brevity penalty are
+    computed once over the whole corpus. An empty corpus raises ``ValueError``.
+    """
+    a, r = _pairs(answers, references)
+    if not a:
+        raise ValueError("corpus_bleu needs at least one (answer, reference) pair")
+    import sacrebleu
+
+    return float(sacrebleu.corpus_bleu(a, [r]).score)
+
+
+# --- ROUGE-L ----------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _rouge_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def rouge_l(answer: str, reference: str, measure: str = "fmeasure") -> float:
+    """ROUGE-L (longest common subsequence) with stemming, from rouge-score.
+
+    ``measure``: "fmeasure" (default), "precision" (LCS / answer tokens) or
+    "recall" (LCS / reference tokens). Empty -> 0.0.
+    """
+    _text(answer, "answer")
+    _text(reference, "reference")
+    if measure not in ROUGE_MEASURES:
+        raise ValueError(f"unknown ROUGE measure {measure!r}: use one of {ROUGE_MEASURES}")
+    score = _rouge_scorer().score(reference, answer)["rougeL"]
+    return float(getattr(score, measure))
+
+
+# --- METEOR -----------------------------------------------------------------------------------
+def meteor(answer: str, reference: str) -> float:
+    """NLTK METEOR on whitespace tokens with real WordNet (prepared offline). Empty -> 0.0."""
+    _text(answer, "answer")
+    _text(reference, "reference")
+    if _empty(answer) or _empty(reference):
+        return 0.0
+    from nltk.translate.meteor_score import meteor_score
+
+    from ragworkbook.metrics.wordnet import get_wordnet
+
+    return float(meteor_score([reference.split()], answer.split(), wordnet=get_wordnet()))
+
+
+# --- embeddings -------------------------------------------------------------------------------
+def embedding_similarities(answers: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """Cosine of MiniLM sentence embeddings, one per pair (float64 array). Empty -> 0.0."""
+    a, r = _pairs(answers, references)
+    out = np.zeros(len(a), dtype=np.float64)
+    keep = [i for i in range(len(a)) if not (_empty(a[i]) or _empty(r[i]))]
+    if keep:
+        from ragworkbook.embeddings import cosine, encode
+
+        ea = encode([a[i] for i in keep])
+        er = encode([r[i] for i in keep])
+        out[keep] = cosine(ea, er)
+    return out
+
+
+def embedding_similarity(answer: str, reference: str) -> float:
+    """Cosine similarity of the all-MiniLM-L6-v2 embeddings of answer and reference."""
+    return float(embedding_similarities([_text(answer, "answer")], [_text(reference, "reference")])[0])
+
+
+# --- BERTScore --------------------------------------------------------------------------------
+class BERTScore(NamedTuple):
+    """BERTScore per pair: precision, recall and F1 arrays (float64)."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+
+
+@lru_cache(maxsize=2)
+def get_bertscorer(num_layers: int = BERTSCORE_LAYERS) -> Any:
+    """A ``bert_score.BERTScorer`` on the local MiniLM, built once per process.
+
+    ``bert_score.score`` reloads its model on every call; the scorer object keeps it.
+    """
+    from ragworkbook.embeddings import minilm_path, quiet_transformers
+
+    quiet_transformers()
+    from bert_score import BERTScorer
+
+    return BERTScorer(model_type=str(minilm_path()), num_layers=num_layers, lang="en",
+                      rescale_with_baseline=False, idf=False, device="cpu")
+
+
+def bertscore(answers: Sequence[str], references: Sequence[str],
+              num_layers: int = BERTSCORE_LAYERS) -> BERTScore:
+    """BERTScore (P, R, F1) of each answer against its reference, local MiniLM, no rescaling.
+
+    Equal to ``bert_score.score(answers, references, model_type=minilm_path(),
+    num_layers=num_layers, lang="en")``. Pairs with an empty side score 0.0 (the
+    model is not called for them).
+    """
+    a, r = _pairs(answers, references)
+    p, rec, f = (np.zeros(len(a), dtype=np.float64) for _ in range(3))
+    keep = [i for i in range(len(a)) if not (_empty(a[i]) or _empty(r[i]))]
+    if keep:
+        import torch
+
+        with torch.no_grad():
+            P, R, F = get_bertscorer(num_layers).score([a[i] for i in keep], [r[i] for i in keep])
+        p[keep], rec[keep], f[keep] = P.double().numpy(), R.double().numpy(), F.double().numpy()
+    return BERTScore(p, rec, f)
+
+
+# --- SQuAD-style exact match and token F1 -----------------------------------------------------
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lowercase, remove punctuation, remove a/an/the, collapse spaces."""
+    _text(text, "text")
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(answer: str, reference: str) -> float:
+    """1.0 if the normalised answer equals the normalised reference, else 0.0."""
+    _text(answer, "answer")
+    _text(reference, "reference")
+    return float(normalize_answer(answer) == normalize_answer(reference))
+
+
+def token_f1(answer: str, reference: str) -> float:
+    """SQuAD token F1: harmonic mean of bag-of-token precision and recall after normalisation.
+
+    If either side has no tokens: 1.0 when both are empty, else 0.0 (SQuAD v2).
+    """
+    a = normalize_answer(_text(answer, "answer")).split()
+    r = normalize_answer(_text(reference, "reference")).split()
+    if not a or not r:
+        return float(a == r)
+    same = sum((Counter(a) & Counter(r)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(a), same / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+# --- batch ------------------------------------------------------------------------------------
+def _pointwise(fn: Callable[[str, str], float]) -> Callable[[list[str], list[str]], np.ndarray]:
+    def batch(answers: list[str], references: list[str]) -> np.ndarray:
+        return np.array([fn(x, y) for x, y in zip(answers, references, strict=True)], dtype=np.float64)
+
+    batch.__doc__ = f"{fn.__name__} of each (answer, reference) pair."
+    return batch
+
+
+#: The scorer of every generation metric of the registry, by canonical name:
+#: ``(answers, references) -> one float per pair``. Model metrics run as one batch.
+SCORERS: dict[str, Callable[[list[str], list[str]], np.ndarray]] = {
+    "bleu": _pointwise(bleu),
+    "rouge_l": _pointwise(rouge_l),
+    "meteor": _pointwise(meteor),
+    "embedding_similarity": lambda a, r: embedding_similarities(a, r),
+    "bertscore_f1": lambda a, r: bertscore(a, r).f1,
+    "exact_match": _pointwise(exact_match),
+    "token_f1": _pointwise(token_f1),
+}
+
+
+def generation_scores(answers: Sequence[str], references: Sequence[str],
+                      metrics: str | Sequence[str] | None = None) -> Any:
+    """One row per (answer, reference) pair, one column per metric -> ``pandas.DataFrame``.
+
+    ``metrics``: generation metric names of the registry (aliases accepted; the
+    columns carry the names as given, in the order given); default: all of them
+    (``bleu``, ``rouge_l``, ``meteor``, ``embedding_similarity``,
+    ``bertscore_f1``, ``exact_match``, ``token_f1``). Models are loaded once and
+    each model metric runs as one batch.
+    """
+    import pandas as pd
+
+    from ragworkbook.metrics.registry import parse_metrics, specs
+
+    a, r = _pairs(answers, references)
+    wanted = parse_metrics(metrics if metrics is not None else [s.name for s in specs("generation")],
+                           "generation")
+    cols = {m.name: np.asarray(SCORERS[m.kind](a, r), dtype=np.float64) for m in wanted}
+    return pd.DataFrame(cols, index=pd.RangeIndex(len(a), name="pair"))
+
+
+def generation_summary(answers: Sequence[str], references: Sequence[str],
+                       metrics: str | Sequence[str] | None = None) -> dict[str, float]:
+    """Aggregates: ``corpus_bleu`` plus the mean of every per-pair column (``mean_<metric>``)."""
+    df = generation_scores(answers, references, metrics)
+    out: dict[str, float] = {}
+    if "bleu" in df.columns and len(df):
+        out["corpus_bleu"] = corpus_bleu(answers, references)
+    for c in df.columns:
+        out[f"mean_{c}"] = float(df[c].mean()) if len(df) else float("nan")
+    return out

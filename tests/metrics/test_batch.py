@@ -1,0 +1,343 @@
+"""Batch metrics: agreement with pytrec_eval and ranx, the array API, conventions, errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from ragworkbook.metrics import retrieval as rm
+from ragworkbook.metrics.batch import RunResult, evaluate_arrays, evaluate_run
+
+OURS_TO_TREC = {
+    "P@1": "P_1", "P@3": "P_3", "P@10": "P_10", "recall@3": "recall_3", "recall@10": "recall_10",
+    "hit_rate@1": "success_1", "hit_rate@5": "success_5", "mrr": "recip_rank", "map": "map",
+    "map@5": "map_cut_5", "r_precision": "Rprec", "ndcg@3": "ndcg_cut_3", "ndcg@10": "ndcg_cut_10",
+    "ndcg": "ndcg",
+}
+TREC_MEASURES = {"P.1,3,10", "recall.3,10", "success.1,5", "recip_rank", "map", "map_cut.5", "Rprec",
+                 "ndcg_cut.3,10", "ndcg"}
+OURS_TO_RANX = {
+    "P@3": "precision@3", "P@10": "precision@10", "recall@3": "recall@3", "recall@10": "recall@10",
+    "hit_rate@1": "hit_rate@1", "hit_rate@5": "hit_rate@5", "mrr": "mrr", "mrr@3": "mrr@3", "map": "map",
+    "r_precision": "r-precision", "ndcg@3": "ndcg@3", "ndcg@10": "ndcg@10",
+}
+
+
+def random_collection(seed: int, n_queries: int = 60, ties: bool = True, empty_queries: bool = True):
+    """Graded qrels (0-3) and a run with scores; with ``ties``, scores are drawn from few values."""
+    rng = np.random.default_rng(seed)
+    pool = [f"d{j}" for j in range(80)]
+    qrels, run = {}, {}
+    for i in range(n_queries):
+        q = f"q{i}"
+        judged = rng.choice(pool, int(rng.integers(1, 20)), replace=False)
+        qrels[q] = {d: int(rng.integers(0, 4)) for d in judged}
+        if empty_queries and i % 17 == 0:
+            qrels[q] = {d: 0 for d in judged}
+        retrieved = rng.choice(pool, int(rng.integers(1, 40)), replace=False)
+        if ties:
+            scores = rng.integers(0, 6, size=len(retrieved)).astype(float) / 2
+        else:
+            scores = rng.permutation(len(retrieved)) + rng.random() * 0.5
+        run[q] = {d: float(s) for d, s in zip(retrieved, scores, strict=True)}
+    return qrels, run
+
+
+@pytest.fixture(scope="module")
+def ranx_lib():
+    """ranx compiles its metrics with numba on first use: import it once per module."""
+    ranx = pytest.importorskip("ranx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qrels, run = random_collection(0, 5, ties=False)
+        ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(OURS_TO_RANX.values()) + ["ndcg_burges@5"])
+    return ranx
+
+
+def ranx_eval(ranx, qrels, run, metrics):
+    """ranx per-query scores as {metric: {qid: value}}."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qrels_obj = ranx.Qrels(qrels)
+        scores = ranx.evaluate(qrels_obj, ranx.Run(run), metrics, return_mean=False)
+    if not isinstance(scores, dict):
+        scores = {metrics[0]: scores}
+    qids = qrels_obj.get_query_ids()
+    return {m: dict(zip(qids, np.asarray(v).tolist(), strict=True)) for m, v in scores.items()}
+
+
+# --------------------------------------------------------------------------- references
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_agrees_with_pytrec_eval_including_ties(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = random_collection(seed, ties=True)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    ours = evaluate_run(qrels, run, list(OURS_TO_TREC))
+    assert sorted(ref) == ours.query_ids  # queries without relevant docs included (scored 0) by both
+    for q, row in ours.per_query.items():
+        for name, trec in OURS_TO_TREC.items():
+            assert row[name] == pytest.approx(ref[q][trec], abs=1e-9), (q, name)
+    for name, trec in OURS_TO_TREC.items():
+        assert ours.mean[name] == pytest.approx(np.mean([ref[q][trec] for q in ref]), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_agrees_with_ranx_without_ties(ranx_lib, seed):
+    qrels, run = random_collection(seed, ties=False)
+    ref = ranx_eval(ranx_lib, qrels, run, list(OURS_TO_RANX.values()))
+    ours = evaluate_run(qrels, run, list(OURS_TO_RANX))
+    assert ours.query_ids == sorted(qrels)
+    for name, rname in OURS_TO_RANX.items():
+        expected = [ref[rname][q] for q in ours.query_ids]
+        np.testing.assert_allclose(ours.values[name], expected, atol=1e-9, rtol=0, err_msg=name)
+
+
+def test_exponential_gain_agrees_with_ranx_ndcg_burges(ranx_lib):
+    qrels, run = random_collection(6, ties=False)
+    ref = ranx_eval(ranx_lib, qrels, run, ["ndcg_burges@5", "ndcg_burges@10"])
+    ours = evaluate_run(qrels, run, ["ndcg@5", "ndcg@10"], gain="exponential")
+    for k in (5, 10):
+        expected = [ref[f"ndcg_burges@{k}"][q] for q in ours.query_ids]
+        np.testing.assert_allclose(ours.values[f"ndcg@{k}"], expected, atol=1e-9, rtol=0)
+
+
+def test_ties_differ_from_ranx_and_we_follow_trec_eval(ranx_lib):
+    # Every document tied: trec_eval (and we) rank by doc id descending, so "d9" comes first.
+    qrels = {"q": {"d1": 1}}
+    run = {"q": {f"d{j}": 1.0 for j in range(1, 10)}}
+    ours = evaluate_run(qrels, run, "mrr").mean["mrr"]
+    assert ours == pytest.approx(1 / 9)  # d9, d8, ..., d1: the relevant d1 is last
+    ranx_rr = ranx_eval(ranx_lib, qrels, run, ["mrr"])["mrr"]["q"]
+    # ranx's unstable argsort puts tied documents in another order: document the difference.
+    assert ranx_rr != pytest.approx(ours)
+
+
+def test_float32_ties_differ_from_trec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    # 1 + 1e-9 and 1.0 are equal in float32: trec_eval sees a tie and puts "b" (larger id) first;
+    # we compare float64 and put "a" first.
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
+    trec = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
+    assert trec == 0.5
+    assert evaluate_run(qrels, run, "mrr").mean["mrr"] == 1.0
+
+
+def test_negative_grades_agree_with_trec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q": {"a": 1, "c": -1, "d": 2}}
+    run = {"q": {"c": 3.0, "a": 2.0, "d": 1.0}}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"P.3", "map", "ndcg_cut.3"}).evaluate(run)["q"]
+    ours = evaluate_run(qrels, run, "P@3,map,ndcg@3").per_query["q"]
+    assert ours["P@3"] == pytest.approx(ref["P_3"])
+    assert ours["map"] == pytest.approx(ref["map"])
+    assert ours["ndcg@3"] == pytest.approx(ref["ndcg_cut_3"])
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def test_queries_without_relevant_docs_zero_or_skip():
+    qrels = {"q1": {"a": 1}, "q2": {"a": 0}}
+    run = {"q1": {"a": 1.0}, "q2": {"a": 1.0}}
+    zero = evaluate_run(qrels, run, "ndcg@3,recall@3")
+    assert zero.query_ids == ["q1", "q2"] and zero.mean["ndcg@3"] == 0.5
+    skip = evaluate_run(qrels, run, "ndcg@3,recall@3", no_relevant="skip")
+    assert skip.query_ids == ["q1"] and skip.mean["ndcg@3"] == 1.0
+    assert skip.skipped == {"no_relevant": ["q2"]}
+
+
+def test_queries_missing_from_run():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}, "q3": {"a": 1.0}}
+    res = evaluate_run(qrels, run, "mrr")
+    assert res.query_ids == ["q1"] and res.skipped == {"not_in_run": ["q2"]}
+    complete = evaluate_run(qrels, run, "mrr", missing="zero")
+    assert complete.per_query == {"q1": {"mrr": 1.0}, "q2": {"mrr": 0.0}}
+
+
+def test_dict_path_matches_single_query_functions():
+    qrels, run = random_collection(7, ties=False)
+    metrics = "P@5,recall@5,hit_rate@2,mrr@4,map,r_precision,dcg@5,ndcg@5"
+    res = evaluate_run(qrels, run, metrics, gain="exponential")
+    for q, row in res.per_query.items():
+        ranking = sorted(run[q], key=lambda d: -run[q][d])
+        rel = qrels[q]
+        assert row["P@5"] == pytest.approx(rm.precision_at_k(ranking, rel, 5))
+        assert row["recall@5"] == pytest.approx(rm.recall_at_k(ranking, rel, 5))
+        assert row["hit_rate@2"] == rm.hit_rate_at_k(ranking, rel, 2)
+        assert row["mrr@4"] == pytest.approx(rm.reciprocal_rank(ranking, rel, 4))
+        assert row["map"] == pytest.approx(rm.average_precision(ranking, rel))
+        assert row["r_precision"] == pytest.approx(rm.r_precision(ranking, rel))
+        assert row["dcg@5"] == pytest.approx(rm.dcg_at_k(ranking, rel, 5, "exponential"))
+        assert row["ndcg@5"] == pytest.approx(rm.ndcg_at_k(ranking, rel, 5, "exponential"))
+
+
+def test_array_api_matches_dict_api():
+    qrels, run = random_collection(8, ties=False, empty_queries=False)
+    metrics = ["P@3", "recall@10", "hit_rate@3", "mrr", "mrr@3", "map", "map@5", "r_precision",
+               "ndcg@5", "ndcg"]
+    expected = evaluate_run(qrels, run, metrics)
+    qids = expected.query_ids
+    depth = max(len(run[q]) for q in qids)
+    grades = np.zeros((len(qids), depth))
+    ideal = np.zeros((len(qids), max(len(qrels[q]) for q in qids)))
+    for i, q in enumerate(qids):
+        ranking = sorted(run[q], key=lambda d: -run[q][d])
+        grades[i, : len(ranking)] = [max(qrels[q].get(d, 0), 0) for d in ranking]
+        ideal[i, : len(qrels[q])] = list(qrels[q].values())
+    got = evaluate_arrays(grades, metrics, ideal_grades=ideal, query_ids=qids)
+    for m in metrics:
+        np.testing.assert_allclose(got.values[m], expected.values[m], atol=1e-12)
+    n_rel = (ideal > 0).sum(axis=1)
+    got2 = evaluate_arrays(grades, metrics, n_relevant=n_rel, ideal_grades=ideal)
+    np.testing.assert_allclose(got2.values["recall@10"], expected.values["recall@10"])
+
+
+def test_array_api_defaults_and_carbon_example():
+    res = evaluate_arrays([[0, 2, 3, 1, 1]], "P@3,recall@3,P@5,recall@5,mrr,ndcg@5", gain="exponential")
+    mean = {k: round(v, 3) for k, v in res.mean.items()}
+    assert mean == {"P@3": 0.667, "recall@3": 0.5, "P@5": 0.8, "recall@5": 1.0, "mrr": 0.5, "ndcg@5": 0.632}
+    assert round(evaluate_arrays([0, 2, 3, 1, 1], "ndcg@5").mean["ndcg@5"], 3) == 0.689
+
+
+def test_run_result_views():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 2}}
+    res = evaluate_run(qrels, {"q1": {"a": 1.0}, "q2": {"a": 1.0, "b": 0.5}}, "mrr,P@1")
+    assert isinstance(res, RunResult)
+    assert res.per_query == {"q1": {"mrr": 1.0, "P@1": 1.0}, "q2": {"mrr": 0.5, "P@1": 0.0}}
+    assert res.mean == {"mrr": 0.75, "P@1": 0.5}
+    frame = res.to_frame()
+    assert list(frame.columns) == ["mrr", "P@1"] and list(frame.index) == ["q1", "q2"]
+    assert "mrr=0.7500" in repr(res)
+
+
+def test_k_beyond_ranking_in_batch():
+    res = evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "P@10")
+    assert res.mean["P@10"] == 0.1
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_nan_score_names_query_and_document():
+    with pytest.raises(ValueError, match="query 'q1', document 'b' is NaN"):
+        evaluate_run({"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": float("nan")}}, "mrr")
+
+
+def test_non_numeric_score():
+    with pytest.raises(ValueError, match="must be a number, got 'high'"):
+        evaluate_run({"q1": {"a": 1}}, {"q1": {"a": "high"}}, "mrr")
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="unknown gain"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "ndcg@3", gain="exp")
+    with pytest.raises(ValueError, match="no_relevant must be"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "ndcg@3", no_relevant="drop")
+    with pytest.raises(ValueError, match="'bleu' is a generation metric; only retrieval metrics apply"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "bleu")
+    with pytest.raises(ValueError, match="max_grade must be a positive number"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "err", max_grade=0)
+
+
+def test_inner_values_must_be_mappings():
+    with pytest.raises(TypeError, match=r"run\['q1'\] must be a mapping \{doc: score\}, got list"):
+        evaluate_run({"q1": {"a": 1}}, {"q1": ["a", "b"]}, "mrr")
+    with pytest.raises(TypeError, match=r"qrels\['q1'\] must be a mapping"):
+        evaluate_run({"q1": {"a"}}, {"q1": {"a": 1.0}}, "mrr")
+
+
+def test_nothing_to_evaluate():
+    with pytest.raises(ValueError, match="nothing to evaluate.*query ids"):
+        evaluate_run({"q1": {"a": 1}}, {"Q1": {"a": 1.0}}, "mrr")
+
+
+def test_array_api_errors():
+    with pytest.raises(ValueError, match="NaN"):
+        evaluate_arrays([[1, np.nan]], "mrr")
+    with pytest.raises(ValueError, match=r"n_relevant\[0\] = 1 but row 0 of grades already holds 2"):
+        evaluate_arrays([[1, 1]], "recall@2", n_relevant=[1])
+    with pytest.raises(ValueError, match=r"n_relevant must be >= 0, got -1 at row 1"):
+        evaluate_arrays([[1, 0], [0, 0]], "recall@2", n_relevant=[1, -1])
+    with pytest.raises(ValueError, match=r"ideal_grades\[0\] holds 1 relevant grades but row 0 .* holds 2"):
+        evaluate_arrays([[3, 2]], "ndcg@2", ideal_grades=[[3]])
+    with pytest.raises(ValueError, match=r"ndcg@2 of row 1 is 3\.0000 > 1: .*ideal_grades does not hold"):
+        evaluate_arrays([[1, 0], [3, 0]], "ndcg@2", ideal_grades=[[1], [1]])
+    with pytest.raises(ValueError, match="one row per query"):
+        evaluate_arrays([[1, 1]], "ndcg@2", ideal_grades=[[1], [2]])
+    with pytest.raises(ValueError, match="nothing to evaluate"):
+        evaluate_arrays([[0, 0]], "mrr", no_relevant="skip")
+
+
+@pytest.mark.parametrize(
+    "metrics", [["mrr", "ndcg@3"], ["r_precision", "P@2"], ["hit_rate@1", "mrr@2", "dcg@4"]]
+)
+def test_array_api_with_cut_metrics_only(metrics):
+    # Only the first max(k) ranks are extracted here: the results must not change.
+    qrels, run = random_collection(9, ties=False, empty_queries=False)
+    expected = evaluate_run(qrels, run, metrics)
+    grades = np.zeros((len(qrels), 40))
+    ideal = np.zeros((len(qrels), 20))
+    for i, q in enumerate(expected.query_ids):
+        ranking = sorted(run[q], key=lambda d: -run[q][d])
+        grades[i, : len(ranking)] = [qrels[q].get(d, 0) for d in ranking]
+        ideal[i, : len(qrels[q])] = list(qrels[q].values())
+    got = evaluate_arrays(grades, metrics, ideal_grades=ideal)
+    for m in expected.metrics:
+        np.testing.assert_allclose(got.values[m], expected.values[m], atol=1e-12, err_msg=m)
+
+
+def test_missing_and_no_relevant_queries_like_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 0}, "q3": {"c": 2}}  # q3 is not in the run
+    run = {"q1": {"a": 0.2, "b": 0.9}, "q2": {"a": 1.0}, "q4": {"x": 1.0}}  # q4 has no judgements
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "ndcg_cut.5"}).evaluate(run)
+    ours = evaluate_run(qrels, run, "mrr,ndcg@5")
+    assert sorted(ref) == ours.query_ids == ["q1", "q2"]
+    for q in ref:
+        assert ours.per_query[q]["mrr"] == pytest.approx(ref[q]["recip_rank"])
+        assert ours.per_query[q]["ndcg@5"] == pytest.approx(ref[q]["ndcg_cut_5"])
+    assert ours.skipped == {"not_in_run": ["q3"]}
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_docs = st.sampled_from([f"d{i}" for i in range(12)])
+_qrels = st.dictionaries(st.sampled_from(["q1", "q2", "q3"]), st.dictionaries(_docs, st.integers(-1, 3)),
+                         min_size=1)
+_run = st.dictionaries(st.sampled_from(["q1", "q2", "q3"]),
+                       st.dictionaries(_docs, st.sampled_from([0.0, 0.5, 1.0, 2.0])), min_size=1)
+_ALL = ["P@1", "P@5", "recall@5", "hit_rate@3", "mrr", "mrr@2", "map", "map@3", "r_precision",
+        "ndcg@3", "ndcg"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(_qrels, _run, st.sampled_from(["linear", "exponential"]))
+def test_batch_equals_single_query_with_trec_tie_breaking(qrels, run, gain):
+    try:
+        res = evaluate_run(qrels, run, _ALL, gain=gain)
+    except ValueError as exc:  # no judged query in the run: the documented error
+        assert "nothing to evaluate" in str(exc)
+        return
+    for q, row in res.per_query.items():
+        docs = run[q]
+        ranking = [d for d, _ in sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
+        rel = qrels[q]
+        assert all(0.0 <= v <= 1.0 + 1e-12 for v in row.values()), row
+        assert row["P@5"] == pytest.approx(rm.precision_at_k(ranking, rel, 5))
+        assert row["recall@5"] == pytest.approx(rm.recall_at_k(ranking, rel, 5))
+        assert row["mrr@2"] == pytest.approx(rm.reciprocal_rank(ranking, rel, 2))
+        assert row["map@3"] == pytest.approx(rm.average_precision(ranking, rel, 3))
+        assert row["r_precision"] == pytest.approx(rm.r_precision(ranking, rel))
+        assert row["ndcg@3"] == pytest.approx(rm.ndcg_at_k(ranking, rel, 3, gain))
+        # uncut NDCG: DCG of the whole ranking over the DCG of *all* judged grades (trec_eval ndcg)
+        full = rm.ndcg_from_grades([rel.get(d, 0) for d in ranking], None, gain, list(rel.values()))
+        assert row["ndcg"] == pytest.approx(full)

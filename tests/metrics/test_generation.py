@@ -1,0 +1,201 @@
+"""ragworkbook.metrics.generation: each metric equals its library called directly."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ragworkbook.metrics import generation as gm
+from ragworkbook.metrics.registry import specs
+
+REF_C3 = "The big model achieved a BLEU score of 28.4 on English-to-German translation."
+ANS_C3 = ("The paper reports that their big model achieved a BLEU score of 41.0 on the WMT 2014 "
+          "English-to-German translation task.")
+PAIRS = [
+    (ANS_C3, REF_C3),
+    ("the auto is fast", "the car is fast"),
+    ("They used the Adam optimizer.", "They used the Adam optimizer."),
+    ("Training took twelve hours on eight GPUs.", "The base model trained for 12 hours."),
+]
+ANS = [a for a, _ in PAIRS]
+REF = [r for _, r in PAIRS]
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Every metric runs offline: any network connection or nltk.download fails the test."""
+    import socket
+
+    import nltk
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a metric tried to use the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(nltk, "download", refuse)
+
+
+# --- C3: the documented wrong-BLEU case ------------------------------------------------------
+def test_c3_documented_numbers():
+    assert f"{gm.bleu(ANS_C3, REF_C3):.1f}" == "32.9"
+    assert f"{gm.rouge_l(ANS_C3, REF_C3):.2f}" == "0.68"
+    assert f"{gm.meteor(ANS_C3, REF_C3):.2f}" == "0.76"
+    assert gm.embedding_similarity(ANS_C3, REF_C3) == pytest.approx(0.867, abs=5e-4)
+
+
+# --- equality with the libraries --------------------------------------------------------------
+def test_bleu_equals_sacrebleu():
+    import sacrebleu
+
+    for a, r in PAIRS:
+        assert gm.bleu(a, r) == sacrebleu.sentence_bleu(a, [r]).score
+    assert gm.corpus_bleu(ANS, REF) == sacrebleu.corpus_bleu(ANS, [REF]).score
+    # corpus BLEU is not the mean of sentence BLEUs
+    assert gm.corpus_bleu(ANS, REF) != pytest.approx(np.mean([gm.bleu(a, r) for a, r in PAIRS]))
+
+
+def test_rouge_l_equals_rouge_score():
+    from rouge_score import rouge_scorer
+
+    sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    for a, r in PAIRS:
+        s = sc.score(r, a)["rougeL"]
+        assert gm.rouge_l(a, r) == s.fmeasure
+        assert gm.rouge_l(a, r, measure="precision") == s.precision
+        assert gm.rouge_l(a, r, measure="recall") == s.recall
+    # stemming is on: "trained" matches "training"
+    assert gm.rouge_l("trained", "training") == 1.0
+    with pytest.raises(ValueError, match="unknown ROUGE measure 'f1'"):
+        gm.rouge_l("a", "b", measure="f1")
+
+
+def test_meteor_equals_nltk_with_real_wordnet():
+    from nltk.translate.meteor_score import meteor_score
+
+    from ragworkbook.metrics.wordnet import get_wordnet
+
+    wn = get_wordnet()
+    for a, r in PAIRS:
+        assert gm.meteor(a, r) == meteor_score([r.split()], a.split(), wordnet=wn)
+    assert round(gm.meteor("the auto is fast", "the car is fast"), 3) == 0.992
+
+
+def test_meteor_without_wordnet_synonyms_is_lower():
+    """The 0.639 a missing/empty WordNet gives: why real WordNet matters."""
+    from nltk.translate.meteor_score import meteor_score
+
+    class NoSynonyms:
+        def synsets(self, word):
+            return []
+
+    assert round(meteor_score([["the", "car", "is", "fast"]], ["the", "auto", "is", "fast"],
+                              wordnet=NoSynonyms()), 3) == 0.639
+
+
+def test_embedding_similarity_equals_cosine_of_encodings():
+    from ragworkbook.embeddings import encode
+
+    ea, er = encode(ANS), encode(REF)
+    expected = np.sum(ea.astype(np.float64) * er, axis=1)
+    got = gm.embedding_similarities(ANS, REF)
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    assert gm.embedding_similarity(ANS[1], REF[1]) == pytest.approx(got[1], abs=1e-6)
+    assert got[2] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_bertscore_equals_bert_score_package():
+    import bert_score
+
+    from ragworkbook.embeddings import minilm_path
+
+    res = gm.bertscore(ANS, REF)
+    P, R, F = bert_score.score(ANS, REF, model_type=str(minilm_path()), num_layers=gm.BERTSCORE_LAYERS,
+                               lang="en")
+    np.testing.assert_allclose(res.precision, P.numpy(), atol=1e-6)
+    np.testing.assert_allclose(res.recall, R.numpy(), atol=1e-6)
+    np.testing.assert_allclose(res.f1, F.numpy(), atol=1e-6)
+    assert res.f1[2] == pytest.approx(1.0, abs=1e-5)
+    # the scorer (and its model) is built once per process
+    assert gm.get_bertscorer() is gm.get_bertscorer()
+
+
+# --- SQuAD EM / F1 ----------------------------------------------------------------------------
+@pytest.mark.parametrize("text, norm", [
+    ("The Adam optimizer.", "adam optimizer"),
+    ("  A  BLEU of 28.4!", "bleu of 284"),
+    ("an apple, the pear", "apple pear"),
+    ("Theory", "theory"),
+])
+def test_normalize_answer(text, norm):
+    assert gm.normalize_answer(text) == norm
+
+
+def test_exact_match_and_token_f1():
+    assert gm.exact_match("the Adam optimizer", "Adam optimizer.") == 1.0
+    assert gm.exact_match("Adam", "Adam optimizer") == 0.0
+    # SQuAD F1 by hand: answer {adam}, reference {adam, optimizer}: P = 1, R = 1/2, F1 = 2/3
+    assert gm.token_f1("Adam", "The Adam optimizer") == pytest.approx(2 / 3)
+    assert gm.token_f1("dog cat", "fish") == 0.0
+    # repeated tokens count with multiplicity (bag of tokens)
+    assert gm.token_f1("8 8 8", "8") == pytest.approx(2 * (1 / 3) * 1 / (1 / 3 + 1))
+
+
+# --- edge cases -------------------------------------------------------------------------------
+@pytest.mark.parametrize("a, r", [("", REF_C3), (REF_C3, ""), ("", ""), ("   ", "x y")])
+def test_empty_inputs_score_zero(a, r):
+    assert gm.bleu(a, r) == 0.0
+    assert gm.rouge_l(a, r) == 0.0
+    assert gm.meteor(a, r) == 0.0
+    assert gm.embedding_similarity(a, r) == 0.0
+    assert gm.bertscore([a], [r]).f1.tolist() == [0.0]
+
+
+def test_empty_em_f1_follow_squad_v2():
+    assert gm.exact_match("", "") == 1.0 and gm.token_f1("", "") == 1.0
+    assert gm.exact_match("the", "") == 1.0  # only an article: normalises to nothing
+    assert gm.exact_match("", "x") == 0.0 and gm.token_f1("", "x") == 0.0
+    assert gm.token_f1("x", "") == 0.0
+
+
+@pytest.mark.parametrize("func", [gm.bleu, gm.rouge_l, gm.meteor, gm.embedding_similarity,
+                                  gm.exact_match, gm.token_f1])
+def test_non_string_raises_type_error(func):
+    with pytest.raises(TypeError, match="answer must be a str, got int"):
+        func(3, "x")
+    with pytest.raises(TypeError, match="must be a str, got NoneType"):
+        func("x", None)
+
+
+def test_batch_input_errors():
+    with pytest.raises(TypeError, match="not a single string"):
+        gm.corpus_bleu("an answer", ["a reference"])
+    with pytest.raises(TypeError, match=r"answers\[1\] must be a str"):
+        gm.generation_scores(["a", 2], ["a", "b"])
+    with pytest.raises(ValueError, match=r"differ in length \(2 vs 1\)"):
+        gm.bertscore(["a", "b"], ["a"])
+    with pytest.raises(ValueError, match="at least one"):
+        gm.corpus_bleu([], [])
+    with pytest.raises(ValueError, match=r"unknown metric 'bleurt'; known metrics: bleu, rouge_l"):
+        gm.generation_scores(["a"], ["a"], metrics=["bleu", "bleurt"])
+
+
+def test_generation_scores_frame_and_summary():
+    df = gm.generation_scores(ANS, REF)
+    assert list(df.columns) == [s.name for s in specs("generation")]
+    assert len(df) == len(PAIRS)
+    for i, (a, r) in enumerate(PAIRS):
+        assert df.loc[i, "bleu"] == gm.bleu(a, r)
+        assert df.loc[i, "meteor"] == gm.meteor(a, r)
+        assert df.loc[i, "token_f1"] == gm.token_f1(a, r)
+    assert df.loc[2, "exact_match"] == 1.0
+    sub = gm.generation_scores(ANS, REF, metrics=["token_f1", "bleu"])
+    assert list(sub.columns) == ["token_f1", "bleu"]  # the order asked for
+    assert list(gm.generation_scores(ANS, REF, metrics=["ROUGE-L"]).columns) == ["ROUGE-L"]
+    summ = gm.generation_summary(ANS, REF, metrics=["bleu", "rouge_l"])
+    assert summ["corpus_bleu"] == gm.corpus_bleu(ANS, REF)
+    assert summ["mean_rouge_l"] == pytest.approx(df["rouge_l"].mean())
+    assert set(summ) == {"corpus_bleu", "mean_bleu", "mean_rouge_l"}
+    assert gm.generation_scores([], []).shape == (0, len(specs("generation")))
+    assert math.isnan(gm.generation_summary([], [], metrics=["rouge_l"])["mean_rouge_l"])

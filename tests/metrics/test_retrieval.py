@@ -1,0 +1,206 @@
+"""Single-query retrieval metrics: worked examples, conventions, bad input, properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragworkbook.metrics.retrieval import (
+    average_precision,
+    dcg_at_k,
+    dcg_from_grades,
+    gain_values,
+    hit_rate_at_k,
+    ndcg_at_k,
+    ndcg_from_grades,
+    precision_at_k,
+    r_precision,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+CARBON = ["c1", "c2", "c3", "c4", "c5"]
+CARBON_GRADES = {"c1": 0, "c2": 2, "c3": 3, "c4": 1, "c5": 1}
+
+
+# --------------------------------------------------------------------------- documented numbers
+
+
+def test_a1_recall():
+    ranking = ["doc_3", "doc_7", "doc_1", "doc_5", "doc_2"]
+    relevant = {"doc_1", "doc_5", "doc_9"}
+    assert round(recall_at_k(ranking, relevant, 3), 2) == 0.33
+    assert round(recall_at_k(ranking, relevant, 5), 2) == 0.67
+
+
+def test_a2_mrr():
+    rankings = [["x", "r"], ["x", "y", "r"], ["r"]]
+    mrr = np.mean([reciprocal_rank(r, {"r"}) for r in rankings])
+    assert round(mrr, 3) == 0.611
+
+
+def test_a3_snippet_definition():
+    grades = [3, 0, 2, 1, 0]
+    assert round(ndcg_from_grades(grades, 3), 3) == 0.840
+    assert round(ndcg_from_grades(grades, 5), 3) == 0.930
+
+
+def test_carbon_pricing_b1_to_b4_and_b9():
+    assert round(precision_at_k(CARBON, CARBON_GRADES, 3), 3) == 0.667
+    assert recall_at_k(CARBON, CARBON_GRADES, 3) == 0.5
+    assert precision_at_k(CARBON, CARBON_GRADES, 5) == 0.8
+    assert recall_at_k(CARBON, CARBON_GRADES, 5) == 1.0
+    assert reciprocal_rank(CARBON, CARBON_GRADES) == 0.5
+    assert round(ndcg_at_k(CARBON, CARBON_GRADES, 5, gain="exponential"), 3) == 0.632
+    assert round(ndcg_at_k(CARBON, CARBON_GRADES, 5), 3) == 0.689
+    assert round(average_precision(CARBON, CARBON_GRADES), 3) == 0.679
+    g = gain_values([3, 2], "exponential")
+    assert round(g[0] / g[1], 1) == 2.3
+
+
+def test_grade_helpers_match_ranking_functions():
+    grades = [CARBON_GRADES[d] for d in CARBON]
+    for gain in ("linear", "exponential"):
+        for k in (1, 3, 5, 8):
+            assert dcg_from_grades(grades, k, gain) == pytest.approx(dcg_at_k(CARBON, CARBON_GRADES, k, gain))
+            expected = ndcg_at_k(CARBON, CARBON_GRADES, k, gain)
+            assert ndcg_from_grades(grades, k, gain) == pytest.approx(expected)
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def test_k_beyond_ranking_divides_by_k():
+    assert precision_at_k(["a", "b"], {"a"}, 10) == 0.1
+    assert recall_at_k(["a", "b"], {"a"}, 10) == 1.0
+
+
+def test_grades_at_or_below_zero_are_not_relevant():
+    rel = {"a": 0, "b": -1, "c": 2}
+    assert precision_at_k(["a", "b", "c"], rel, 3) == pytest.approx(1 / 3)
+    assert recall_at_k(["a", "b", "c"], rel, 3) == 1.0
+    assert dcg_at_k(["b"], rel, 1) == 0.0
+
+
+def test_no_relevant_documents_gives_zero():
+    for f in (recall_at_k, hit_rate_at_k, precision_at_k):
+        assert f(["a"], {"a": 0}, 1) == 0.0
+    assert reciprocal_rank(["a"], set()) == 0.0
+    assert average_precision(["a"], {"a": 0}) == 0.0
+    assert r_precision(["a"], {}) == 0.0
+    assert ndcg_at_k(["a"], {"a": 0}, 1) == 0.0
+
+
+def test_ideal_uses_all_judged_documents():
+    # "z" is relevant but not retrieved: NDCG < 1 although the ranking is sorted.
+    assert ndcg_at_k(["a", "b"], {"a": 2, "b": 1, "z": 3}, 2) < 1.0
+    assert ndcg_at_k(["a", "b"], {"a": 2, "b": 1}, 2) == 1.0
+
+
+def test_reciprocal_rank_with_cutoff_and_ap_denominator():
+    assert reciprocal_rank(["x", "y", "a"], {"a"}, k=2) == 0.0
+    assert reciprocal_rank(["x", "y", "a"], {"a"}, k=3) == pytest.approx(1 / 3)
+    # AP@2 divides by all 3 relevant documents (trec_eval map_cut).
+    assert average_precision(["a", "b", "c"], {"a", "b", "c"}, k=2) == pytest.approx(2 / 3)
+
+
+def test_r_precision():
+    assert r_precision(["a", "x", "b", "c"], {"a", "b", "c"}) == pytest.approx(2 / 3)
+
+
+def test_relevant_as_list_and_array_ranking():
+    assert precision_at_k(np.array(["a", "b"]), ["b"], 2) == 0.5
+    assert hit_rate_at_k(("x", "b"), ["b"], 1) == 0.0
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, "3", True, None])
+def test_bad_k(k):
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        precision_at_k(["a"], {"a"}, k)
+
+
+def test_ranking_must_be_a_sequence():
+    with pytest.raises(TypeError, match="got the string 'abc'"):
+        precision_at_k("abc", {"a"}, 1)
+    with pytest.raises(TypeError, match="a set or dict has no rank order"):
+        recall_at_k({"a", "b"}, {"a"}, 1)
+    with pytest.raises(TypeError, match="a set or dict has no rank order"):
+        ndcg_at_k({"a": 1}, {"a": 1}, 1)
+
+
+def test_duplicates_in_ranking_are_an_error():
+    with pytest.raises(ValueError, match="duplicate document 'a' at rank 3"):
+        precision_at_k(["a", "b", "a"], {"a"}, 3)
+
+
+def test_unknown_gain():
+    with pytest.raises(ValueError, match="unknown gain 'exp'.*'linear'.*'exponential'"):
+        ndcg_at_k(["a"], {"a": 1}, 1, gain="exp")
+    with pytest.raises(ValueError, match="unknown gain"):
+        dcg_from_grades([1], 1, gain="log")
+
+
+def test_nan_grades():
+    with pytest.raises(ValueError, match="NaN"):
+        ndcg_from_grades([1, float("nan")], 2)
+    with pytest.raises(ValueError, match="grade of 'a' is NaN"):
+        ndcg_at_k(["a"], {"a": math.nan}, 1)
+
+
+def test_inconsistent_ideal_grades():
+    with pytest.raises(ValueError, match=r"DCG \(3\.0000\) exceeds the ideal DCG \(1\.0000\)"):
+        ndcg_from_grades([3], 1, ideal_grades=[1])
+    with pytest.raises(ValueError, match="exceeds the ideal DCG"):
+        ndcg_from_grades([1], 1, ideal_grades=[0])
+    assert ndcg_from_grades([1, 2], 2, ideal_grades=[2, 1, 3]) < 1.0
+
+
+def test_relevant_as_string_is_refused():
+    with pytest.raises(TypeError, match="got the string"):
+        recall_at_k(["a"], "a", 1)
+
+
+# --------------------------------------------------------------------------- properties
+
+docs = st.lists(st.integers(0, 30), unique=True, max_size=25)
+grades_st = st.dictionaries(st.integers(0, 30), st.integers(-1, 3), max_size=20)
+ks = st.integers(1, 30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(docs, grades_st, ks, st.sampled_from(["linear", "exponential"]))
+def test_every_metric_in_unit_interval(ranking, rel, k, gain):
+    vals = [
+        precision_at_k(ranking, rel, k), recall_at_k(ranking, rel, k), hit_rate_at_k(ranking, rel, k),
+        reciprocal_rank(ranking, rel), reciprocal_rank(ranking, rel, k), average_precision(ranking, rel),
+        average_precision(ranking, rel, k), r_precision(ranking, rel), ndcg_at_k(ranking, rel, k, gain),
+    ]
+    assert all(0.0 <= v <= 1.0 + 1e-12 for v in vals), vals
+
+
+@settings(max_examples=100, deadline=None)
+@given(grades_st, ks, st.sampled_from(["linear", "exponential"]))
+def test_ideal_ranking_has_ndcg_one(rel, k, gain):
+    ideal = sorted(rel, key=lambda d: -rel[d])
+    expected = 1.0 if any(g > 0 for g in rel.values()) else 0.0
+    assert ndcg_at_k(ideal, rel, k, gain) == pytest.approx(expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs, grades_st)
+def test_recall_never_falls_with_k_and_precision_times_k_is_hits(ranking, rel):
+    recalls = [recall_at_k(ranking, rel, k) for k in range(1, 30)]
+    assert all(a <= b for a, b in zip(recalls, recalls[1:], strict=False))
+    for k in range(1, 30):
+        hits = sum(1 for d in ranking[:k] if rel.get(d, 0) > 0)
+        assert round(precision_at_k(ranking, rel, k) * k) == hits
+
+
+# --------------------------------------------------------------------------- widgets
