@@ -112,13 +112,13 @@ def test_reproduce_table(capsys):
 
 
 def test_eval_end_to_end_in_replay(tmp_path, monkeypatch, capsys):
-    """`ragworkbook eval` over the bundled eval set, answers replayed from notebook 10's recording."""
+    """`ragworkbook eval` over the bundled eval set, answers replayed from notebook 12's recording."""
     from ragworkbook.paths import data_path
 
     monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
     monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
     out = tmp_path / "bm25.json"
-    argv = ["eval", "--recording", str(data_path("recordings", "10_end_to_end.json")), "--retriever", "bm25",
+    argv = ["eval", "--recording", str(data_path("recordings", "12_end_to_end.json")), "--retriever", "bm25",
             "--metric", "recall,mrr,token_f1", "--no-progress", "--out", str(out), "--name", "bm25"]
     assert main(argv) == 0
     text = capsys.readouterr().out
@@ -136,21 +136,21 @@ def test_reproduce_model_rows_json_in_replay(monkeypatch, capsys):
 
     monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
     monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
-    rec = str(data_path("recordings", "11_documented_numbers.json"))
+    rec = str(data_path("recordings", "14_documented_numbers.json"))
     assert main(["reproduce", "--only", "B7", "--json", "--no-progress", "--recording", rec]) == 0
     (row,) = json.loads(capsys.readouterr().out)  # stdout is JSON only
     assert row["id"] == "B7" and row["status"] == "environment" and "replay:" in row["reason"]
 
 
 def test_eval_with_judge_in_replay_counts_failures(tmp_path, monkeypatch, capsys):
-    """Notebook 10's dense run with the judge, replayed: an answer without claims has no faithfulness
+    """Notebook 12's dense run with the judge, replayed: an answer without claims has no faithfulness
     (undefined, counted apart from failures)."""
     from ragworkbook.paths import data_path
 
     monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
     monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
     out = tmp_path / "dense.json"
-    argv = ["eval", "--recording", str(data_path("recordings", "10_end_to_end.json")), "--judge",
+    argv = ["eval", "--recording", str(data_path("recordings", "12_end_to_end.json")), "--judge",
             "--metric", "recall,faithfulness,hallucination", "--no-progress", "--out", str(out), "--json"]
     assert main(argv) == 0
     aggs = json.loads(capsys.readouterr().out)

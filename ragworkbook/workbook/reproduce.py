@@ -17,7 +17,7 @@ Statuses:
 Rows that need a model (C2: the naive RAG's answers; B7: answer relevancy)
 use ``generator`` (default: :func:`ragworkbook.llm.get_generator`, the live
 backend: Ollama if a server answers, else the embedded SmolLM2). Pass a replay
-generator to re-run them byte-identically (notebook 11 does).
+generator to re-run them byte-identically (notebook 14 does).
 """
 
 from __future__ import annotations

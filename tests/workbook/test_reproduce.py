@@ -100,13 +100,13 @@ EXPECTED = {"A1": "exact", "A2": "exact", "A3": "differs", "A4": "exact", "A5": 
 
 
 def test_all_rows_with_the_replayed_generator(monkeypatch):
-    """Every row, the model rows (B7, C2) replayed from notebook 11's recording."""
+    """Every row, the model rows (B7, C2) replayed from notebook 14's recording."""
     from ragworkbook.llm import get_generator
     from ragworkbook.paths import data_path
 
     monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
     monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
-    gen = get_generator(recording=data_path("recordings", "11_documented_numbers.json"))
+    gen = get_generator(recording=data_path("recordings", "14_documented_numbers.json"))
     rows = reproduce_all(gen)
     assert {r.id: r.status for r in rows} == EXPECTED
     by = {r.id: r for r in rows}
