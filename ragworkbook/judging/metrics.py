@@ -52,7 +52,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragworkbook.judging.coverage import acompleteness, autilization
 from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.nli import anli_contradiction, anli_faithfulness
 from ragworkbook.judging.prompts import (
     PROMPTS,
     questions_schema,
@@ -60,6 +62,7 @@ from ragworkbook.judging.prompts import (
     verdict_schema,
     verdicts_schema,
 )
+from ragworkbook.judging.questeval import aquesteval
 from ragworkbook.judging.results import (
     JudgedResult,
     JudgeSample,
@@ -424,6 +427,11 @@ METRICS: dict[str, Callable[..., Any]] = {
                                                                                  **kw),
     "context_recall": acontext_recall,
     "context_relevance": acontext_relevance,
+    "completeness": acompleteness,
+    "utilization": autilization,
+    "nli_faithfulness": anli_faithfulness,
+    "nli_contradiction": anli_contradiction,
+    "questeval": aquesteval,
 }
 DERIVED = {"hallucination": ("faithfulness", hallucination)}
 DEFAULT_JUDGED = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")

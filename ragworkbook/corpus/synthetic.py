@@ -1,0 +1,354 @@
+"""Synthetic eval sets: questions generated from chunks by a local model, then filtered.
+
+Writing questions by hand is the expensive part of an eval set. A common shortcut is to let a
+language model write one question per chunk — the chunk it was written from is then, by
+construction, a relevant chunk for it — and to keep only the questions that pass a few checks.
+This module does both steps and keeps every intermediate:
+
+1. :func:`generate_questions`: one schema-constrained call per chunk
+   (``{"question": ..., "answer": ...}``, :data:`GENERATION_PROMPT`), the answer being a short
+   span copied from the chunk. A call whose output does not parse is kept as a failed
+   candidate (``error`` set), never dropped silently.
+2. :func:`filter_questions`: the filters, in this order (a candidate is dropped by the first
+   it fails; the cheap deterministic ones run first, so the model is only asked about the
+   survivors):
+
+   - ``generation_failed``: the generation call failed;
+   - ``malformed``: not a question (no final ``?``), fewer than 4 words, or an empty answer;
+   - ``refers_to_passage``: it points at the passage ("according to the passage", "this
+     text"), so it means nothing to a user without the chunk;
+   - ``copies_chunk``: :func:`copy_ratio` >= ``copy_threshold`` — the question is a sentence
+     of the chunk with a question mark, which any lexical retriever finds trivially;
+   - ``answer_not_in_chunk``: the generated answer is not a span of its chunk (whitespace
+     and case ignored), so the model answered from elsewhere or invented;
+   - ``not_answerable``: the model, asked to answer the question from the chunk alone
+     (:data:`ANSWER_PROMPT`), says it cannot, or its answer's token F1 against the generated
+     answer is below ``min_f1`` (round-trip consistency); a failed check call drops the
+     candidate too (``check_failed``);
+   - ``duplicate``: its MiniLM embedding has cosine >= ``dup_threshold`` with an earlier kept
+     question (near-duplicates inflate a set without adding information).
+3. :func:`synthetic_eval_set` / :func:`synthetic_qrels`: the kept questions as an
+   :class:`~ragworkbook.corpus.eval_set.EvalSet` (reference = the generated answer, keyword =
+   None) and qrels ``{question id: {source chunk id: 1}}``.
+
+What the labels do *not* say: only the source chunk is marked relevant, although overlapping
+windows and restated facts (a summary page, a cheat-sheet) often answer the same question —
+synthetic qrels have false negatives, as keyword qrels do. And the labels belong to one
+chunking: a new chunker needs new questions (or a keyword rule built from the answers).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragworkbook.corpus.chunking import Chunk
+from ragworkbook.protocols import GeneratorLike
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from ragworkbook.corpus.eval_set import EvalSet
+
+__all__ = [
+    "GENERATION_SYSTEM",
+    "GENERATION_PROMPT",
+    "ANSWER_PROMPT",
+    "FILTERS",
+    "SyntheticQuestion",
+    "FilterResult",
+    "question_schema",
+    "answer_schema",
+    "copy_ratio",
+    "answer_in_chunk",
+    "refers_to_passage",
+    "generate_questions",
+    "filter_questions",
+    "synthetic_eval_set",
+    "synthetic_qrels",
+]
+
+GENERATION_SYSTEM = "You write exam questions about a research paper. Answer only with JSON."
+
+#: One question per chunk (``{chunk}`` is the chunk text).
+GENERATION_PROMPT = (
+    "Passage from study notes on a research paper:\n{chunk}\n\n"
+    "Write one question that a student could ask about the paper and that this passage answers. "
+    "The question must make sense without the passage, must not copy a sentence of the passage, "
+    "and must end with a question mark. Also give its answer: a few words copied from the passage.\n\n"
+    "Reply in JSON with the keys \"question\" and \"answer\"."
+)
+
+#: The round-trip check: answer the question from its chunk alone.
+ANSWER_PROMPT = (
+    "Passage:\n{chunk}\n\nQuestion: {question}\n\n"
+    "Answer the question using only the passage. If the passage does not answer it, set "
+    "\"answerable\" to 0 and \"answer\" to an empty string.\n\n"
+    "Reply in JSON with the keys \"answerable\" (0 or 1) and \"answer\" (a few words)."
+)
+
+#: The filters in the order they are applied (a candidate is dropped by the first it fails).
+FILTERS = ("generation_failed", "malformed", "refers_to_passage", "copies_chunk", "answer_not_in_chunk",
+           "not_answerable", "check_failed", "duplicate")
+
+
+def question_schema() -> dict[str, Any]:
+    """Schema of one generated question: ``{"question": str, "answer": str}``."""
+    return {"type": "object",
+            "properties": {"question": {"type": "string"}, "answer": {"type": "string"}},
+            "required": ["question", "answer"]}
+
+
+def answer_schema() -> dict[str, Any]:
+    """Schema of the round-trip answer: ``{"answerable": 0|1, "answer": str}``."""
+    return {"type": "object",
+            "properties": {"answerable": {"type": "integer", "enum": [0, 1]}, "answer": {"type": "string"}},
+            "required": ["answerable", "answer"]}
+
+
+@dataclass
+class SyntheticQuestion:
+    """One generated candidate: its ``id`` (``"s-p05-c02"``), source ``chunk_id`` and ``page``, the
+    ``question`` and ``answer`` the model wrote, ``error`` when the generation failed (``raw`` keeps
+    the model's outputs), ``checks`` (what each filter measured) and ``dropped_by`` (the first
+    filter it failed; None when kept)."""
+
+    id: str
+    chunk_id: str
+    page: int
+    question: str = ""
+    answer: str = ""
+    error: str | None = None
+    raw: list[str] = field(default_factory=list)
+    checks: dict[str, Any] = field(default_factory=dict)
+    dropped_by: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        """True when no filter dropped it."""
+        return self.dropped_by is None
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def copy_ratio(question: str, chunk_text: str) -> float:
+    """The longest run of consecutive words the question shares with the chunk, divided by the
+    question's length in words (lowercase ``\\w+`` tokens; 0.0 for a question without words).
+
+    1.0 means the whole question appears word for word in the chunk.
+    """
+    q, c = _words(question), _words(chunk_text)
+    if not q or not c:
+        return 0.0
+    best = 0
+    prev = [0] * (len(c) + 1)
+    for qi in q:
+        cur = [0] * (len(c) + 1)
+        for j, cj in enumerate(c, start=1):
+            if qi == cj:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best / len(q)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def answer_in_chunk(answer: str, chunk_text: str) -> bool:
+    """Whether ``answer`` occurs in the chunk, ignoring case, surrounding punctuation and runs of
+    white space."""
+    a = _norm(answer).strip(" .,;:!?\"'")
+    return bool(a) and a in _norm(chunk_text)
+
+
+_PASSAGE = re.compile(r"\b(the|this|that|above|given|following)\s+(passage|text|excerpt|context|chunk|"
+                      r"paragraph|notes?|section)\b", re.IGNORECASE)
+
+
+def refers_to_passage(question: str) -> bool:
+    """Whether the question points at its passage ("according to the passage", "in this text")."""
+    return _PASSAGE.search(question) is not None
+
+
+def _setup_errors() -> tuple[type[BaseException], ...]:
+    from ragworkbook.llm.base import BackendUnavailable, ModelNotFound, ReplayMissError
+
+    return (BackendUnavailable, ModelNotFound, ReplayMissError)
+
+
+def _ask(generator: GeneratorLike, prompt: str, schema: Mapping[str, Any], system: str | None,
+         options: Mapping[str, Any] | None) -> tuple[Any, list[str], str | None]:
+    """One schema-constrained call: ``(data, raw_outputs, error)``; set-up errors propagate."""
+    from ragworkbook.llm.base import LLMError, OutputParseError
+
+    try:
+        gen = generator.chat(prompt, system=system, schema=schema, options=options)
+    except OutputParseError as exc:
+        return None, list(exc.raw_outputs), f"output_parse_error: {exc}"
+    except _setup_errors():
+        raise
+    except LLMError as exc:
+        return None, [], f"llm_error: {exc}"
+    return gen.data, list(gen.raw_outputs), None
+
+
+def generate_questions(chunks: Sequence[Chunk], generator: GeneratorLike, *,
+                       options: Mapping[str, Any] | None = None, system: str | None = GENERATION_SYSTEM,
+                       prompt: str = GENERATION_PROMPT, progress: bool = True) -> list[SyntheticQuestion]:
+    """One candidate question per chunk, in chunk order (a tqdm bar over the chunks).
+
+    ``generator`` is any :class:`~ragworkbook.protocols.GeneratorLike` (a live backend, or a
+    replay of a recording); ``prompt`` must contain ``{chunk}``. A failed call gives a candidate
+    with ``error`` set (it is dropped later as ``generation_failed``); set-up errors (no backend,
+    model missing, replay miss) propagate.
+    """
+    if "{chunk}" not in prompt:
+        raise ValueError("prompt must contain the field {chunk}")
+    from tqdm.auto import tqdm
+
+    out = []
+    for c in tqdm(list(chunks), desc="generating questions", disable=not progress, leave=False):
+        data, raw, error = _ask(generator, prompt.replace("{chunk}", c.text), question_schema(), system,
+                                options)
+        q = SyntheticQuestion(id=f"s-{c.id}", chunk_id=c.id, page=c.page, error=error, raw=raw)
+        if data is not None:
+            q.question, q.answer = data["question"].strip(), data["answer"].strip()
+        out.append(q)
+    return out
+
+
+@dataclass
+class FilterResult:
+    """The candidates after filtering (each with its ``checks`` and ``dropped_by``), in input order."""
+
+    candidates: list[SyntheticQuestion]
+
+    @property
+    def kept(self) -> list[SyntheticQuestion]:
+        """The candidates no filter dropped."""
+        return [q for q in self.candidates if q.kept]
+
+    def counts(self) -> dict[str, int]:
+        """How many candidates each filter dropped (every filter listed, in order), and how many were kept."""
+        out = {f: 0 for f in FILTERS}
+        for q in self.candidates:
+            if q.dropped_by is not None:
+                out[q.dropped_by] += 1
+        out["kept"] = len(self.kept)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per candidate: chunk, question, answer, what each check measured, dropped_by."""
+        import pandas as pd
+
+        rows = []
+        for q in self.candidates:
+            rows.append({"id": q.id, "chunk": q.chunk_id, "question": q.question, "answer": q.answer,
+                         **q.checks, "dropped_by": q.dropped_by or ""})
+        return pd.DataFrame(rows).set_index("id")
+
+
+def filter_questions(candidates: Sequence[SyntheticQuestion], chunks: Sequence[Chunk],
+                     generator: GeneratorLike | None, *, copy_threshold: float = 0.7, min_f1: float = 0.5,
+                     dup_threshold: float = 0.9, options: Mapping[str, Any] | None = None,
+                     system: str | None = GENERATION_SYSTEM,
+                     embed: Callable[[list[str]], np.ndarray] | None = None,
+                     progress: bool = True) -> FilterResult:
+    """Apply the filters of the module docstring, in order, and record what each measured.
+
+    ``generator`` answers the round-trip check (``None`` skips that filter: every survivor of
+    the deterministic filters passes it, and ``checks["answerable"]`` stays unset). ``embed``
+    maps texts to vectors for the duplicate filter (default: the local MiniLM). The
+    candidates are updated in place and returned in a :class:`FilterResult`.
+    """
+    thresholds = {"copy_threshold": copy_threshold, "min_f1": min_f1, "dup_threshold": dup_threshold}
+    for name, val in thresholds.items():
+        if not 0.0 <= float(val) <= 1.0:
+            raise ValueError(f"{name} must be between 0 and 1, got {val}")
+    from tqdm.auto import tqdm
+
+    from ragworkbook.metrics.generation import token_f1
+
+    by_id = {c.id: c for c in chunks}
+    cands = list(candidates)
+    for q in cands:
+        q.checks, q.dropped_by = {}, None
+        if q.error is not None:
+            q.dropped_by = "generation_failed"
+            continue
+        if q.chunk_id not in by_id:
+            raise ValueError(f"candidate {q.id}: its chunk {q.chunk_id!r} is not among the chunks given")
+        text = by_id[q.chunk_id].text
+        q.checks["copy_ratio"] = round(copy_ratio(q.question, text), 4)
+        q.checks["answer_in_chunk"] = answer_in_chunk(q.answer, text)
+        if not q.question.endswith("?") or len(_words(q.question)) < 4 or not q.answer:
+            q.dropped_by = "malformed"
+        elif refers_to_passage(q.question):
+            q.dropped_by = "refers_to_passage"
+        elif q.checks["copy_ratio"] >= copy_threshold:
+            q.dropped_by = "copies_chunk"
+        elif not q.checks["answer_in_chunk"]:
+            q.dropped_by = "answer_not_in_chunk"
+    if generator is not None:
+        survivors = [q for q in cands if q.dropped_by is None]
+        for q in tqdm(survivors, desc="round-trip check", disable=not progress, leave=False):
+            chunk_text = by_id[q.chunk_id].text
+            prompt = ANSWER_PROMPT.replace("{chunk}", chunk_text).replace("{question}", q.question)
+            data, _, error = _ask(generator, prompt, answer_schema(), system, options)
+            if data is None:
+                q.checks["check_error"] = error
+                q.dropped_by = "check_failed"
+                continue
+            got = data["answer"].strip() if data["answerable"] else ""
+            f1 = float(token_f1(got, q.answer)) if got else 0.0
+            q.checks.update(answerable=int(data["answerable"]), roundtrip_answer=got,
+                            roundtrip_f1=round(f1, 4))
+            if not data["answerable"] or f1 < min_f1:
+                q.dropped_by = "not_answerable"
+    survivors = [q for q in cands if q.dropped_by is None]
+    if len(survivors) > 1:
+        if embed is None:
+            from ragworkbook.embeddings import encode
+
+            embed = encode
+        vecs = np.asarray(embed([q.question for q in survivors]), dtype=float)
+        vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+        kept_idx: list[int] = []
+        for i, q in enumerate(survivors):
+            sims = [float(vecs[i] @ vecs[j]) for j in kept_idx]
+            best = max(sims) if sims else 0.0
+            q.checks["max_similarity_to_kept"] = round(best, 4)
+            if best >= dup_threshold:
+                q.checks["duplicate_of"] = survivors[kept_idx[int(np.argmax(sims))]].id
+                q.dropped_by = "duplicate"
+            else:
+                kept_idx.append(i)
+    return FilterResult(cands)
+
+
+def synthetic_eval_set(questions: Sequence[SyntheticQuestion], name: str = "synthetic") -> EvalSet:
+    """The kept questions as an eval set: id, question, reference = the generated answer, keyword = None."""
+    from ragworkbook.corpus.eval_set import EvalItem, EvalSet
+
+    items = [EvalItem(id=q.id, question=q.question, keyword=None, reference=q.answer)
+             for q in questions if q.kept]
+    if not items:
+        raise ValueError("no question was kept: there is nothing to build an eval set from")
+    return EvalSet(items, name=name, description="questions generated from chunks by a local model, filtered",
+                   source="ragworkbook.corpus.synthetic")
+
+
+def synthetic_qrels(questions: Sequence[SyntheticQuestion]) -> dict[str, dict[str, int]]:
+    """Relevance judgements of the kept questions: ``{question id: {source chunk id: 1}}``."""
+    return {q.id: {q.chunk_id: 1} for q in questions if q.kept}

@@ -1,0 +1,115 @@
+"""Synthetic questions: generation through the generator interface, each filter, the eval set and qrels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakes.judges import bag_embed
+
+from ragworkbook.corpus.chunking import Chunk
+from ragworkbook.corpus.synthetic import (
+    FILTERS,
+    answer_in_chunk,
+    copy_ratio,
+    filter_questions,
+    generate_questions,
+    refers_to_passage,
+    synthetic_eval_set,
+    synthetic_qrels,
+)
+from ragworkbook.llm.base import Generator
+
+CHUNKS = [
+    Chunk("c1", 1, "Training used the Adam optimizer with beta1 = 0.9 and beta2 = 0.98.", 0),
+    Chunk("c2", 1, "The encoder is a stack of six identical layers.", 0),
+    Chunk("c3", 2, "Dropout of 0.1 is applied to every sub-layer output.", 0),
+    Chunk("c4", 2, "Label smoothing of 0.1 hurts perplexity but helps BLEU.", 0),
+    Chunk("c5", 3, "The base model trained for 12 hours on eight P100 GPUs.", 0),
+    Chunk("c6", 3, "Residual connections surround every sub-layer of the stack.", 0),
+    Chunk("c7", 4, "The optimizer was Adam, with a warm-up of 4000 steps.", 0),
+    Chunk("c8", 4, "Garbage in, garbage out.", 0),
+]
+GENERATED = {
+    "c1": {"question": "Which optimizer was used to train the model?", "answer": "the Adam optimizer"},
+    "c2": {"question": "The encoder is a stack of six identical layers?", "answer": "six"},
+    "c3": {"question": "Dropout rate applied", "answer": "0.1"},
+    "c4": {"question": "What does the passage say about label smoothing?", "answer": "hurts perplexity"},
+    "c5": {"question": "How long did the base model train?", "answer": "three days"},
+    "c6": {"question": "What surrounds every sub-layer of the network?", "answer": "Residual connections"},
+    "c7": {"question": "Which optimizer was used to train the model?", "answer": "Adam"},
+}
+ROUNDTRIP = {"Which optimizer was used to train the model?": {"answerable": 1, "answer": "Adam optimizer"},
+             "What surrounds every sub-layer of the network?": {"answerable": 0, "answer": ""}}
+
+
+class Scripted(Generator):
+    """Answers the generation prompt from GENERATED (by chunk text), the round trip from ROUNDTRIP."""
+
+    backend = "fake"
+
+    def __init__(self):
+        super().__init__("scripted")
+        self.prompts: list[str] = []
+
+    def _chat_once(self, messages, options, schema):
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        if "answerable" in schema["properties"]:
+            question = prompt.split("Question: ", 1)[1].split("\n", 1)[0]
+            return json.dumps(ROUNDTRIP[question])
+        chunk = next(c for c in CHUNKS if c.text in prompt)
+        return json.dumps(GENERATED[chunk.id]) if chunk.id in GENERATED else "not json"
+
+
+def test_helpers():
+    assert copy_ratio("The encoder is a stack of six identical layers?", CHUNKS[1].text) == 1.0
+    # the longest shared run is "the encoder": 2 of the question's 8 words
+    assert copy_ratio("How many layers does the encoder stack have?", CHUNKS[1].text) == pytest.approx(2 / 8)
+    assert copy_ratio("", CHUNKS[1].text) == 0.0
+    assert answer_in_chunk("ADAM  optimizer.", CHUNKS[0].text) and not answer_in_chunk("SGD", CHUNKS[0].text)
+    assert not answer_in_chunk(" . ", CHUNKS[0].text)
+    assert refers_to_passage("According to the passage, what is used?")
+    assert not refers_to_passage("What did the paper use?")
+
+
+def test_generation_then_every_filter():
+    gen = Scripted()
+    cands = generate_questions(CHUNKS, gen, progress=False)
+    assert [q.id for q in cands] == [f"s-c{i}" for i in range(1, 9)]
+    assert cands[7].error and cands[7].error.startswith("output_parse_error") and len(cands[7].raw) == 3
+    result = filter_questions(cands, CHUNKS, gen, embed=bag_embed, progress=False)
+    dropped = {q.chunk_id: q.dropped_by for q in result.candidates}
+    assert dropped == {"c1": None, "c2": "copies_chunk", "c3": "malformed", "c4": "refers_to_passage",
+                       "c5": "answer_not_in_chunk", "c6": "not_answerable", "c7": "duplicate",
+                       "c8": "generation_failed"}
+    assert result.counts() == {**{f: 0 for f in FILTERS}, "copies_chunk": 1, "malformed": 1,
+                               "refers_to_passage": 1, "answer_not_in_chunk": 1, "not_answerable": 1,
+                               "duplicate": 1, "generation_failed": 1, "kept": 1}
+    c1 = result.candidates[0]
+    assert c1.checks["roundtrip_f1"] == 1.0 and c1.checks["answerable"] == 1
+    assert result.candidates[6].checks["duplicate_of"] == "s-c1"
+    # the round trip is only asked about the survivors of the deterministic filters (c1, c6, c7)
+    assert sum("Answer the question using only the passage" in p for p in gen.prompts) == 3
+    frame = result.to_frame()
+    assert list(frame.index) == [q.id for q in cands] and frame.loc["s-c2", "dropped_by"] == "copies_chunk"
+    es = synthetic_eval_set(result.candidates)
+    assert [(it.id, it.question, it.reference, it.keyword) for it in es] == [
+        ("s-c1", "Which optimizer was used to train the model?", "the Adam optimizer", None)]
+    assert synthetic_qrels(result.candidates) == {"s-c1": {"c1": 1}}
+
+
+def test_without_a_checker_and_errors():
+    gen = Scripted()
+    cands = generate_questions(CHUNKS[:1] + CHUNKS[6:7], gen, progress=False)
+    result = filter_questions(cands, CHUNKS, None, dup_threshold=0.99, embed=bag_embed, progress=False)
+    assert [q.dropped_by for q in result.candidates] == [None, "duplicate"]  # identical text
+    assert "answerable" not in result.candidates[0].checks
+    with pytest.raises(ValueError, match="min_f1 must be between 0 and 1"):
+        filter_questions(cands, CHUNKS, None, min_f1=2)
+    with pytest.raises(ValueError, match="not among the chunks given"):
+        filter_questions(cands, CHUNKS[1:], None, progress=False)
+    with pytest.raises(ValueError, match="must contain the field"):
+        generate_questions(CHUNKS, gen, prompt="no field")
+    with pytest.raises(ValueError, match="no question was kept"):
+        synthetic_eval_set([q for q in result.candidates if not q.kept])
