@@ -76,10 +76,10 @@ GENERATION_SYSTEM = "You write exam questions about a research paper. Answer onl
 
 #: One question per chunk (``{chunk}`` is the chunk text).
 GENERATION_PROMPT = (
-    "Passage from study notes on a research paper:\n{chunk}\n\n"
-    "Write one question that a student could ask about the paper and that this passage answers. "
-    "The question must make sense without the passage, must not copy a sentence of the passage, "
-    "and must end with a question mark. Also give its answer: a few words copied from the passage.\n\n"
+    "Write an exam question about the passage below, and its short answer.\n\n"
+    "Passage:\n{chunk}\n\n"
+    "The question must end with a question mark and make sense to someone who has not seen the passage. "
+    "The answer is a few words copied from the passage.\n\n"
     "Reply in JSON with the keys \"question\" and \"answer\"."
 )
 
@@ -88,7 +88,7 @@ ANSWER_PROMPT = (
     "Passage:\n{chunk}\n\nQuestion: {question}\n\n"
     "Answer the question using only the passage. If the passage does not answer it, set "
     "\"answerable\" to 0 and \"answer\" to an empty string.\n\n"
-    "Reply in JSON with the keys \"answerable\" (0 or 1) and \"answer\" (a few words)."
+    "Reply in JSON with the keys \"answer\" (a few words) and \"answerable\" (0 or 1)."
 )
 
 #: The filters in the order they are applied (a candidate is dropped by the first it fails).
@@ -104,10 +104,10 @@ def question_schema() -> dict[str, Any]:
 
 
 def answer_schema() -> dict[str, Any]:
-    """Schema of the round-trip answer: ``{"answerable": 0|1, "answer": str}``."""
+    """Schema of the round-trip answer: ``{"answer": str, "answerable": 0|1}`` (answer first)."""
     return {"type": "object",
-            "properties": {"answerable": {"type": "integer", "enum": [0, 1]}, "answer": {"type": "string"}},
-            "required": ["answerable", "answer"]}
+            "properties": {"answer": {"type": "string"}, "answerable": {"type": "integer", "enum": [0, 1]}},
+            "required": ["answer", "answerable"]}
 
 
 @dataclass

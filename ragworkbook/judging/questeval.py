@@ -53,7 +53,7 @@ QA_PROMPT = (
     "Answer the question using only the context below. If the context does not contain the "
     "answer, set \"answerable\" to 0 and \"answer\" to an empty string.\n\n"
     "Context:\n{context}\n\nQuestion: {question}\n\n"
-    "Reply in JSON with the keys \"answerable\" (0 or 1) and \"answer\" (a few words)."
+    "Reply in JSON with the keys \"answer\" (a few words) and \"answerable\" (0 or 1)."
 )
 
 
@@ -69,10 +69,11 @@ def qg_schema(n: int) -> dict[str, Any]:
 
 
 def qa_schema() -> dict[str, Any]:
-    """Schema of one answer from the context: ``{"answerable": 0|1, "answer": str}``."""
+    """Schema of one answer from the context: ``{"answer": str, "answerable": 0|1}`` (the answer first,
+    so a model that writes in schema order answers before it decides whether it could)."""
     return {"type": "object",
-            "properties": {"answerable": {"type": "integer", "enum": [0, 1]}, "answer": {"type": "string"}},
-            "required": ["answerable", "answer"]}
+            "properties": {"answer": {"type": "string"}, "answerable": {"type": "integer", "enum": [0, 1]}},
+            "required": ["answer", "answerable"]}
 
 
 def questeval_from_answers(expected: list[str], from_context: list[str | None]) -> tuple[float, list[float]]:

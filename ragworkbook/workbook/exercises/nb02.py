@@ -1,0 +1,151 @@
+"""Exercises of notebook 02 (ranking metrics: MRR, MAP, NDCG) and their solutions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+
+
+def _carbon() -> tuple[list[str], dict[str, int]]:
+    """The carbon-pricing ranking (chunk ids in rank order) and the grade of every chunk."""
+    import json
+
+    from ragworkbook.paths import data_path
+
+    data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
+    return [c["id"] for c in data["chunks"]], {c["id"]: c["grade"] for c in data["chunks"]}
+
+
+def _swapped() -> list[str]:
+    """The carbon ranking with ranks 1 and 3 swapped (the grade-3 chunk first, the EU chunk third)."""
+    ranking, _ = _carbon()
+    ranking[0], ranking[2] = ranking[2], ranking[0]
+    return ranking
+
+
+def _ndcg_swapped() -> float:
+    from ragworkbook.metrics.retrieval import ndcg_at_k
+
+    return ndcg_at_k(_swapped(), _carbon()[1], 5, gain="exponential")
+
+
+@exercise("02.1", "NDCG after a swap",
+          "Swap the chunks at ranks 1 and 3 of the carbon-pricing ranking (the grade-3 chunk moves to the "
+          "top, the EU chunk to rank 3). Predict NDCG@5 with exponential gain, then make the move in the "
+          "widget and compare.")
+def _check_swap(answer: Any) -> tuple[bool, str]:
+    return close(answer, _ndcg_swapped(), what="NDCG@5 after the swap")
+
+
+@solves("02.1")
+def _solve_swap() -> Solution:
+    from ragworkbook.workbook.widgets import ndcg_breakdown
+
+    ranking, grades = _carbon()
+    before = ndcg_breakdown(ranking, grades, 5, "exponential")
+    after = ndcg_breakdown(_swapped(), grades, 5, "exponential")
+    return Solution(after["ndcg"],
+                    f"IDCG@5 does not change ({after['idcg']:.3f}): the same chunks are judged. DCG@5 goes "
+                    f"from {before['dcg']:.3f} to {after['dcg']:.3f} because the gain 7 of the grade-3 "
+                    "chunk is now divided by log2(2) = 1 instead of log2(4) = 2, and the EU chunk's gain "
+                    f"is 0 wherever it sits: NDCG@5 = {after['dcg']:.3f} / {after['idcg']:.3f} = "
+                    f"{after['ndcg']:.3f}.")
+
+
+def _answering() -> set[str]:
+    """The chunks that answer the question on their own: grade 2 or more."""
+    _, grades = _carbon()
+    return {d for d, g in grades.items() if g >= 2}
+
+
+def _rr_and_recall(ranking: list[str]) -> tuple[float, float]:
+    from ragworkbook.metrics.retrieval import recall_at_k, reciprocal_rank
+
+    rel = _answering()
+    return reciprocal_rank(ranking, rel), recall_at_k(ranking, rel, 3)
+
+
+@exercise("02.2", "MRR up, Recall@3 down",
+          "Call a chunk relevant when its grade is 2 or more (it answers the question). Find an order of "
+          "the five carbon-pricing chunks whose reciprocal rank is higher than the original order's and "
+          "whose Recall@3 is lower. Predict first: is it possible?")
+def _check_mrr_recall(answer: Any) -> tuple[bool, str]:
+    ranking, _ = _carbon()
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
+        return False, f"give the order as a list of the five chunk ids, got {type(answer).__name__}"
+    answer = list(answer)
+    if Counter(answer) != Counter(ranking):
+        return False, f"use each of the five chunk ids exactly once: {ranking}"
+    rr0, rec0 = _rr_and_recall(ranking)
+    rr, rec = _rr_and_recall(answer)
+    problems = []
+    if not rr > rr0:
+        problems.append(f"its reciprocal rank is {rr:.3f}, not above {rr0:.3f}")
+    if not rec < rec0:
+        problems.append(f"its Recall@3 is {rec:.3f}, not below {rec0:.3f}")
+    if problems:
+        return False, "; ".join(problems)
+    return True, f"reciprocal rank {rr0:.3f} -> {rr:.3f} while Recall@3 {rec0:.3f} -> {rec:.3f}"
+
+
+@solves("02.2")
+def _solve_mrr_recall() -> Solution:
+    from itertools import permutations
+
+    ranking, _ = _carbon()
+    rr0, rec0 = _rr_and_recall(ranking)
+    for order in permutations(ranking):
+        rr, rec = _rr_and_recall(list(order))
+        if rr > rr0 and rec < rec0:
+            return Solution(list(order),
+                            "Two chunks answer the question (grades 2 and 3). The original order has them "
+                            f"at ranks 2 and 3: reciprocal rank {rr0:.2f}, Recall@3 {rec0:.2f}. Putting one "
+                            f"of them first and the other below rank 3 gives reciprocal rank {rr:.2f} and "
+                            f"Recall@3 {rec:.2f}: MRR only looks at the first relevant chunk, so it cannot "
+                            "see the second one leave the context.")
+    raise AssertionError("no order raises MRR and lowers Recall@3")  # pragma: no cover
+
+
+def _eu_third() -> list[str]:
+    """The carbon ranking with the EU chunk moved from rank 1 to rank 3."""
+    ranking, _ = _carbon()
+    eu = ranking.pop(0)
+    ranking.insert(2, eu)
+    return ranking
+
+
+def _rprec_and_ap() -> tuple[float, float]:
+    from ragworkbook.metrics.batch import score_ranking
+
+    scores = score_ranking(_eu_third(), _carbon()[1], ["r_precision", "map"])
+    return scores["r_precision"], scores["map"]
+
+
+@exercise("02.3", "R-precision and AP after a move",
+          "Move the EU chunk of the carbon-pricing ranking from rank 1 to rank 3 (the two Canadian "
+          "federal chunks move up). Predict R-precision and AP of the new order; which of the two "
+          "changes? Answer with the pair (r_precision, ap).")
+def _check_rprec_ap(answer: Any) -> tuple[bool, str]:
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
+        return False, "give two numbers: (r_precision, ap)"
+    want_r, want_ap = _rprec_and_ap()
+    ok_r, msg_r = close(answer[0], want_r, what="R-precision")
+    ok_ap, msg_ap = close(answer[1], want_ap, what="AP")
+    return ok_r and ok_ap, f"{msg_r}; {msg_ap}"
+
+
+@solves("02.3")
+def _solve_rprec_ap() -> Solution:
+    from ragworkbook.metrics.batch import score_ranking
+
+    ranking, grades = _carbon()
+    before = score_ranking(ranking, grades, ["r_precision", "map"])
+    r_prec, ap = _rprec_and_ap()
+    return Solution((r_prec, ap),
+                    "Four chunks are relevant, so R = 4 and R-precision is Precision@4: three relevant "
+                    f"chunks in the top 4 before and after the move ({before['r_precision']:.2f} and "
+                    f"{r_prec:.2f}). R-precision ignores the order inside its cutoff. AP does not: the "
+                    "relevant chunks now sit at ranks 1, 2, 4 and 5, so AP = (1 + 1 + 3/4 + 4/5) / 4 = "
+                    f"{ap:.4f}, up from {before['map']:.4f}.")
