@@ -53,7 +53,7 @@ class Scripted(Generator):
         self.prompts: list[str] = []
 
     def _chat_once(self, messages, options, schema):
-        prompt = messages[-1]["content"]
+        prompt = next(m["content"] for m in messages if m["role"] == "user")  # the request, not a retry note
         self.prompts.append(prompt)
         if "answerable" in schema["properties"]:
             question = prompt.split("Question: ", 1)[1].split("\n", 1)[0]

@@ -54,7 +54,7 @@ class ContextRuleJudge(Generator):
 
     def _chat_once(self, messages, options, schema):
         self.calls += 1
-        prompt = messages[-1]["content"]
+        prompt = next(m["content"] for m in messages if m["role"] == "user")  # the request, not a retry note
         props = schema["properties"]
         if "statements" in props:
             return json.dumps({"statements": sentences(_field(prompt, "Answer"))})

@@ -93,7 +93,11 @@ def _check_oracle(answer: Any) -> tuple[bool, str]:
 @solves("07.2")
 def _solve_oracle() -> Solution:
     says, text = _says_eight()
-    verdict = "gives 8" if says else "still does not give 8"
-    return Solution(says, f"With the right chunk as its only context the model answers {text!r}: it "
-                          f"{verdict}. Perfect retrieval is necessary, not sufficient: a 135M model can "
-                          "misread a context that states the answer.")
+    if says:
+        why = ("so for q1 fixing retrieval fixes the answer: its failure was a retrieval failure. Exercise "
+               "07.1 showed the opposite case, four questions whose context held the answer and whose "
+               "answer was still wrong.")
+    else:
+        why = ("so even perfect retrieval does not fix it: a 135M model can misread a context that states "
+               "the answer.")
+    return Solution(says, f"With the right chunk as its only context the model answers {text!r}, {why}")
