@@ -5,10 +5,11 @@ language model write one question per chunk — the chunk it was written from is
 construction, a relevant chunk for it — and to keep only the questions that pass a few checks.
 This module does both steps and keeps every intermediate:
 
-1. :func:`generate_questions`: one schema-constrained call per chunk
+1. :func:`generate_questions`: one schema-constrained call per chunk (or ``n_per_chunk``)
    (``{"question": ..., "answer": ...}``, :data:`GENERATION_PROMPT`), the answer being a short
-   span copied from the chunk. A call whose output does not parse is kept as a failed
-   candidate (``error`` set), never dropped silently.
+   span copied from the chunk; optional few-shot demonstrations (questions written for a few
+   chunks) go first as earlier chat turns. A call whose output does not parse is kept as a
+   failed candidate (``error`` set), never dropped silently.
 2. :func:`filter_questions`: the filters, in this order (a candidate is dropped by the first
    it fails; the cheap deterministic ones run first, so the model is only asked about the
    survivors):
@@ -39,9 +40,11 @@ chunking: a new chunker needs new questions (or a keyword rule built from the an
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,6 +64,8 @@ __all__ = [
     "FILTERS",
     "SyntheticQuestion",
     "FilterResult",
+    "Example",
+    "load_examples",
     "question_schema",
     "answer_schema",
     "copy_ratio",
@@ -76,11 +81,9 @@ GENERATION_SYSTEM = "You write exam questions about a research paper. Answer onl
 
 #: One question per chunk (``{chunk}`` is the chunk text).
 GENERATION_PROMPT = (
-    "Write an exam question about the passage below, and its short answer.\n\n"
     "Passage:\n{chunk}\n\n"
-    "The question must end with a question mark and make sense to someone who has not seen the passage. "
-    "The answer is a few words copied from the passage.\n\n"
-    "Reply in JSON with the keys \"question\" and \"answer\"."
+    "Write one question that this passage answers, and its answer: a few words copied from the passage. "
+    "Reply in JSON."
 )
 
 #: The round-trip check: answer the question from its chunk alone.
@@ -96,10 +99,12 @@ FILTERS = ("generation_failed", "malformed", "refers_to_passage", "copies_chunk"
            "not_answerable", "check_failed", "duplicate")
 
 
-def question_schema() -> dict[str, Any]:
-    """Schema of one generated question: ``{"question": str, "answer": str}``."""
+def question_schema(max_question: int = 200, max_answer: int = 40) -> dict[str, Any]:
+    """Schema of one generated question: ``{"question": str, "answer": str}``, the answer at most
+    ``max_answer`` characters (a short span, not a paraphrase), the question at most ``max_question``."""
     return {"type": "object",
-            "properties": {"question": {"type": "string"}, "answer": {"type": "string"}},
+            "properties": {"question": {"type": "string", "maxLength": max_question},
+                           "answer": {"type": "string", "maxLength": max_answer}},
             "required": ["question", "answer"]}
 
 
@@ -187,8 +192,8 @@ def _setup_errors() -> tuple[type[BaseException], ...]:
     return (BackendUnavailable, ModelNotFound, ReplayMissError)
 
 
-def _ask(generator: GeneratorLike, prompt: str, schema: Mapping[str, Any], system: str | None,
-         options: Mapping[str, Any] | None) -> tuple[Any, list[str], str | None]:
+def _ask(generator: GeneratorLike, prompt: str | list[dict[str, str]], schema: Mapping[str, Any],
+         system: str | None, options: Mapping[str, Any] | None) -> tuple[Any, list[str], str | None]:
     """One schema-constrained call: ``(data, raw_outputs, error)``; set-up errors propagate."""
     from ragworkbook.llm.base import LLMError, OutputParseError
 
@@ -203,25 +208,80 @@ def _ask(generator: GeneratorLike, prompt: str, schema: Mapping[str, Any], syste
     return gen.data, list(gen.raw_outputs), None
 
 
+#: A demonstration for few-shot generation: a chunk's text and the question / answer written for it.
+Example = tuple[str, Mapping[str, str]]
+
+
+def _demonstration_turns(examples: Sequence[Example], prompt: str) -> list[dict[str, str]]:
+    import json
+
+    turns: list[dict[str, str]] = []
+    for text, qa in examples:
+        turns.append({"role": "user", "content": prompt.replace("{chunk}", text)})
+        turns.append({"role": "assistant", "content": json.dumps({"question": qa["question"],
+                                                                  "answer": qa["answer"]})})
+    return turns
+
+
+def load_examples(chunks: Sequence[Chunk], path: str | os.PathLike[str] | None = None) -> list[Example]:
+    """Few-shot demonstrations from a JSON file (default ``data/synthetic_examples.json``):
+    ``{"examples": [{"chunk": id, "question", "answer"}]}`` -> ``[(chunk text, {"question", "answer"})]``.
+
+    ValueError naming the file when a demonstration's chunk is not among ``chunks`` or its answer is
+    not a span of that chunk (a demonstration must show what the filters keep).
+    """
+    import json
+
+    from ragworkbook.paths import data_path
+
+    p = Path(path) if path is not None else data_path("synthetic_examples.json")
+    data = json.loads(p.read_text(encoding="utf-8"))
+    by_id = {c.id: c for c in chunks}
+    out: list[Example] = []
+    for i, ex in enumerate(data.get("examples", [])):
+        chunk = by_id.get(ex.get("chunk"))
+        if chunk is None:
+            raise ValueError(f"{p}: examples[{i}] names chunk {ex.get('chunk')!r}, which is not among the "
+                             "chunks given (the demonstrations were written for the 400/50 windows of the "
+                             "notes)")
+        if not answer_in_chunk(ex["answer"], chunk.text):
+            raise ValueError(f"{p}: examples[{i}]: the answer {ex['answer']!r} is not a span of {chunk.id}")
+        out.append((chunk.text, {"question": ex["question"], "answer": ex["answer"]}))
+    return out
+
+
 def generate_questions(chunks: Sequence[Chunk], generator: GeneratorLike, *,
+                       examples: Sequence[Example] = (), n_per_chunk: int = 1,
                        options: Mapping[str, Any] | None = None, system: str | None = GENERATION_SYSTEM,
                        prompt: str = GENERATION_PROMPT, progress: bool = True) -> list[SyntheticQuestion]:
-    """One candidate question per chunk, in chunk order (a tqdm bar over the chunks).
+    """Candidate questions for every chunk, in chunk order (a tqdm bar over the calls).
 
     ``generator`` is any :class:`~ragworkbook.protocols.GeneratorLike` (a live backend, or a
-    replay of a recording); ``prompt`` must contain ``{chunk}``. A failed call gives a candidate
-    with ``error`` set (it is dropped later as ``generation_failed``); set-up errors (no backend,
-    model missing, replay miss) propagate.
+    replay of a recording); ``prompt`` must contain ``{chunk}``. ``examples`` are few-shot
+    demonstrations, sent as earlier turns of the chat (a small model imitates a worked turn far
+    better than an instruction); the chunks they were written for get no candidates of their own.
+    ``n_per_chunk`` > 1 asks again with the demonstrations rotated (a different prompt, so a
+    different question at temperature 0); ids are ``s-<chunk id>`` or ``s-<chunk id>-<j>``.
+    A failed call gives a candidate with ``error`` set (dropped later as ``generation_failed``);
+    set-up errors (no backend, model missing, replay miss) propagate.
     """
     if "{chunk}" not in prompt:
         raise ValueError("prompt must contain the field {chunk}")
+    if n_per_chunk < 1:
+        raise ValueError(f"n_per_chunk must be >= 1, got {n_per_chunk}")
     from tqdm.auto import tqdm
 
+    demo_texts = {text for text, _ in examples}
+    examples = list(examples)
+    todo = [(c, j) for c in chunks if c.text not in demo_texts for j in range(n_per_chunk)]
     out = []
-    for c in tqdm(list(chunks), desc="generating questions", disable=not progress, leave=False):
-        data, raw, error = _ask(generator, prompt.replace("{chunk}", c.text), question_schema(), system,
-                                options)
-        q = SyntheticQuestion(id=f"s-{c.id}", chunk_id=c.id, page=c.page, error=error, raw=raw)
+    for c, j in tqdm(todo, desc="generating questions", disable=not progress, leave=False):
+        shots = examples[j % len(examples):] + examples[:j % len(examples)] if examples else []
+        messages = _demonstration_turns(shots, prompt) + [{"role": "user",
+                                                           "content": prompt.replace("{chunk}", c.text)}]
+        data, raw, error = _ask(generator, messages, question_schema(), system, options)
+        qid = f"s-{c.id}" if n_per_chunk == 1 else f"s-{c.id}-{j + 1}"
+        q = SyntheticQuestion(id=qid, chunk_id=c.id, page=c.page, error=error, raw=raw)
         if data is not None:
             q.question, q.answer = data["question"].strip(), data["answer"].strip()
         out.append(q)
@@ -345,7 +405,8 @@ def synthetic_eval_set(questions: Sequence[SyntheticQuestion], name: str = "synt
              for q in questions if q.kept]
     if not items:
         raise ValueError("no question was kept: there is nothing to build an eval set from")
-    return EvalSet(items, name=name, description="questions generated from chunks by a local model, filtered",
+    return EvalSet(items, name=name, description="questions generated from chunks by a local model, "
+                                                 "filtered",
                    source="ragworkbook.corpus.synthetic")
 
 

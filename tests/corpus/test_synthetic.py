@@ -51,9 +51,12 @@ class Scripted(Generator):
     def __init__(self):
         super().__init__("scripted")
         self.prompts: list[str] = []
+        self.turns: list[int] = []
 
     def _chat_once(self, messages, options, schema):
-        prompt = next(m["content"] for m in messages if m["role"] == "user")  # the request, not a retry note
+        # the request itself: the last user turn with a passage (not a demonstration, not a retry note)
+        prompt = [m["content"] for m in messages if m["role"] == "user" and "Passage:" in m["content"]][-1]
+        self.turns.append(len(messages))
         self.prompts.append(prompt)
         if "answerable" in schema["properties"]:
             question = prompt.split("Question: ", 1)[1].split("\n", 1)[0]
@@ -113,3 +116,16 @@ def test_without_a_checker_and_errors():
         generate_questions(CHUNKS, gen, prompt="no field")
     with pytest.raises(ValueError, match="no question was kept"):
         synthetic_eval_set([q for q in result.candidates if not q.kept])
+
+
+def test_demonstrations_and_several_candidates_per_chunk():
+    gen = Scripted()
+    demo = (CHUNKS[1].text, {"question": "How many identical layers form the encoder?", "answer": "six"})
+    other = (CHUNKS[2].text, {"question": "What dropout rate is applied to sub-layers?", "answer": "0.1"})
+    cands = generate_questions(CHUNKS[:3], gen, examples=[demo, other], n_per_chunk=2, progress=False)
+    # the two demonstration chunks get no candidates; the first chunk gets two, asked with rotated demos
+    assert [q.id for q in cands] == ["s-c1-1", "s-c1-2"]
+    assert gen.turns == [6, 6]  # the system prompt, two demonstrations (user + assistant), the request
+    assert [q.question for q in cands] == [GENERATED["c1"]["question"]] * 2
+    with pytest.raises(ValueError, match="n_per_chunk must be >= 1"):
+        generate_questions(CHUNKS, gen, n_per_chunk=0)

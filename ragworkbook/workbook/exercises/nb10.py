@@ -49,7 +49,9 @@ def _samples_and_judge() -> tuple[list[Any], Any]:
     run = load_answers(data_path("runs", "naive_rag_embedded.json"))
     samples = [JudgeSample(a.question, a.answer, [c.text for c in a.contexts], a.reference, a.id)
                for a in run]
-    judge = Judge(get_generator(recording=data_path("recordings", "10_beyond_ragas.json")), max_concurrency=1)
+    # replay the notebook's recorded judgments (also while the notebook itself is being recorded)
+    generator = get_generator(backend="replay", recording=data_path("recordings", "10_beyond_ragas.json"))
+    judge = Judge(generator, max_concurrency=1)
     return samples, judge
 
 

@@ -1,0 +1,114 @@
+"""Exercises of notebook 08 (building an eval set from generated questions) and their solutions."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+
+_QUESTION = "How many identical layers are in the encoder stack?"
+_CHUNK = "p03-c02"
+
+
+def _chunks() -> list[Any]:
+    from ragworkbook.corpus.chunking import chunk_pages
+    from ragworkbook.corpus.pages import load_corpus
+
+    return chunk_pages(load_corpus())
+
+
+def _ratio() -> float:
+    from ragworkbook.corpus.synthetic import copy_ratio
+
+    return copy_ratio(_QUESTION, next(c.text for c in _chunks() if c.id == _CHUNK))
+
+
+@exercise("08.1", "How much of a question is copied",
+          "Predict copy_ratio (the longest run of words shared with the chunk / the question's length in "
+          "words) of 'How many identical layers are in the encoder stack?' against chunk p03-c02, then "
+          "compute it.")
+def _check_ratio(answer: Any) -> tuple[bool, str]:
+    return close(answer, _ratio(), what="the copy ratio")
+
+
+@solves("08.1")
+def _solve_ratio() -> Solution:
+    import re
+
+    from ragworkbook.corpus.synthetic import copy_ratio
+
+    text = next(c.text for c in _chunks() if c.id == _CHUNK)
+    value = copy_ratio(_QUESTION, text)
+    n = len(re.findall(r"\w+", _QUESTION))
+    return Solution(value, f"The question has {n} words; the longest run it shares word for word with the "
+                           f"chunk covers {round(value * n)} of them, so the ratio is {value:.3f} - far "
+                           "below the 0.7 at which the filter calls a question a copy, although its "
+                           "content words come from the chunk. The filter catches copied sentences, not "
+                           "borrowed words.")
+
+
+@lru_cache(maxsize=1)
+def _recorded_result() -> Any:
+    """Notebook 08's generation and filtering, replayed from its recording (same calls as the notebook)."""
+    from ragworkbook.corpus.synthetic import filter_questions, generate_questions, load_examples
+    from ragworkbook.llm import get_generator
+    from ragworkbook.paths import data_path
+
+    chunks = _chunks()
+    # replay the notebook's recorded answers (also while the notebook itself is being recorded)
+    generator = get_generator(backend="replay", recording=data_path("recordings", "08_eval_set.json"))
+    candidates = generate_questions(chunks, generator, examples=load_examples(chunks), n_per_chunk=3,
+                                    options={"num_predict": 128}, progress=False)
+    return filter_questions(candidates, chunks, generator, options={"num_predict": 64}, progress=False)
+
+
+@exercise("08.2", "How many candidates survive",
+          "Predict how many of the generated candidates survive every filter, then count result.kept.")
+def _check_kept(answer: Any) -> tuple[bool, str]:
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return False, f"give a count (a whole number), got {type(answer).__name__}"
+    want = len(_recorded_result().kept)
+    if answer == want:
+        return True, f"{want} of {len(_recorded_result().candidates)} candidates survive"
+    return False, f"{answer} is too {'many' if answer > want else 'few'}"
+
+
+@solves("08.2")
+def _solve_kept() -> Solution:
+    result = _recorded_result()
+    counts = {k: v for k, v in result.counts().items() if v and k != "kept"}
+    biggest = max(counts, key=counts.get) if counts else "none"
+    listed = ", ".join(f"{k} {v}" for k, v in counts.items())
+    return Solution(len(result.kept), f"{len(result.kept)} of {len(result.candidates)} candidates survive "
+                                      f"({listed}). The largest loss is {biggest}: with a 135M model the "
+                                      "filters, not the generator, decide what the eval set is.")
+
+
+def _copies_hit_rate() -> tuple[float, int]:
+    from ragworkbook.evaluation.retrieval import evaluate_retriever
+    from ragworkbook.retrieval.runs import build_retriever
+
+    copies = [q for q in _recorded_result().candidates if q.dropped_by == "copies_chunk"]
+    if not copies:
+        raise ValueError("no candidate was dropped as a copy of its chunk in the recorded run")
+    items = [{"id": q.id, "question": q.question, "reference": q.answer} for q in copies]
+    labels = {q.id: {q.chunk_id: 1} for q in copies}
+    res = evaluate_retriever(build_retriever("dense", _chunks()), items, labels)
+    return float(res.mean["hit_rate@3"]), len(copies)
+
+
+@exercise("08.3", "The easy questions",
+          "Predict the dense retriever's hit rate@3 on the questions dropped as copies of their chunk (each "
+          "labelled with its source chunk), then compute it with evaluate_retriever.")
+def _check_copies(answer: Any) -> tuple[bool, str]:
+    return close(answer, _copies_hit_rate()[0], what="hit rate@3")
+
+
+@solves("08.3")
+def _solve_copies() -> Solution:
+    rate, n = _copies_hit_rate()
+    return Solution(rate, f"On the {n} copied questions the dense retriever finds the source chunk in its "
+                          f"top 3 at a rate of {rate:.3f}: a question made of the chunk's own sentence is "
+                          "the easiest query there is. Left in, such questions would make any retriever "
+                          "look good; that is why the filter drops them.")
