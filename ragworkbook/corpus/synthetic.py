@@ -23,19 +23,21 @@ This module does both steps and keeps every intermediate:
    - ``answer_not_in_chunk``: the generated answer is not a span of its chunk (whitespace
      and case ignored), so the model answered from elsewhere or invented;
    - ``not_answerable``: the model, asked to answer the question from the chunk alone
-     (:data:`ANSWER_PROMPT`), says it cannot, or its answer's token F1 against the generated
-     answer is below ``min_f1`` (round-trip consistency); a failed check call drops the
+     (:data:`ANSWER_PROMPT`), gives no answer, or an answer whose token F1 against the
+     generated answer is below ``min_f1`` (round-trip consistency; its ``answerable`` flag is
+     recorded but the answer decides, as in SQuAD 2.0); a failed check call drops the
      candidate too (``check_failed``);
    - ``duplicate``: its MiniLM embedding has cosine >= ``dup_threshold`` with an earlier kept
      question (near-duplicates inflate a set without adding information).
 3. :func:`synthetic_eval_set` / :func:`synthetic_qrels`: the kept questions as an
-   :class:`~ragworkbook.corpus.eval_set.EvalSet` (reference = the generated answer, keyword =
-   None) and qrels ``{question id: {source chunk id: 1}}``.
+   :class:`~ragworkbook.corpus.eval_set.EvalSet` (reference and keyword = the generated answer,
+   a span of the source chunk) and qrels ``{question id: {source chunk id: 1}}``;
+   :func:`save_synthetic_eval_set` writes them in the format of ``data/eval_set.json``.
 
 What the labels do *not* say: only the source chunk is marked relevant, although overlapping
 windows and restated facts (a summary page, a cheat-sheet) often answer the same question —
-synthetic qrels have false negatives, as keyword qrels do. And the labels belong to one
-chunking: a new chunker needs new questions (or a keyword rule built from the answers).
+synthetic qrels have false negatives, as keyword qrels do. And the source-chunk labels belong to
+one chunking; under another, label the set with the keyword rule (the answers are the keywords).
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ __all__ = [
     "generate_questions",
     "filter_questions",
     "synthetic_eval_set",
+    "save_synthetic_eval_set",
     "synthetic_qrels",
 ]
 
@@ -370,11 +373,11 @@ def filter_questions(candidates: Sequence[SyntheticQuestion], chunks: Sequence[C
                 q.checks["check_error"] = error
                 q.dropped_by = "check_failed"
                 continue
-            got = data["answer"].strip() if data["answerable"] else ""
+            got = data["answer"].strip()  # empty = no answer; the flag is kept, not trusted over it
             f1 = float(token_f1(got, q.answer)) if got else 0.0
             q.checks.update(answerable=int(data["answerable"]), roundtrip_answer=got,
                             roundtrip_f1=round(f1, 4))
-            if not data["answerable"] or f1 < min_f1:
+            if not got or f1 < min_f1:
                 q.dropped_by = "not_answerable"
     survivors = [q for q in cands if q.dropped_by is None]
     if len(survivors) > 1:
@@ -398,16 +401,36 @@ def filter_questions(candidates: Sequence[SyntheticQuestion], chunks: Sequence[C
 
 
 def synthetic_eval_set(questions: Sequence[SyntheticQuestion], name: str = "synthetic") -> EvalSet:
-    """The kept questions as an eval set: id, question, reference = the generated answer, keyword = None."""
+    """The kept questions as an eval set: id, question, reference = the generated answer, and keyword =
+    the same answer. The answer is a span of its source chunk (the ``answer_not_in_chunk`` filter saw
+    to it), so :func:`~ragworkbook.corpus.ground_truth.keyword_qrels` can label the set under any
+    chunking — with the keyword rule's caveats (a short answer may match many chunks)."""
     from ragworkbook.corpus.eval_set import EvalItem, EvalSet
 
-    items = [EvalItem(id=q.id, question=q.question, keyword=None, reference=q.answer)
+    items = [EvalItem(id=q.id, question=q.question, keyword=q.answer, reference=q.answer)
              for q in questions if q.kept]
     if not items:
         raise ValueError("no question was kept: there is nothing to build an eval set from")
     return EvalSet(items, name=name, description="questions generated from chunks by a local model, "
                                                  "filtered",
                    source="ragworkbook.corpus.synthetic")
+
+
+def save_synthetic_eval_set(questions: Sequence[SyntheticQuestion], path: str | os.PathLike[str], *,
+                            name: str = "synthetic", description: str = "", source: str = "") -> Path:
+    """Write the kept questions in the eval-set format of ``data/eval_set.json`` (atomically), with
+    each item's source ``chunk`` and ``page`` beside ``id``, ``question``, ``keyword`` and
+    ``reference``; :func:`ragworkbook.corpus.eval_set.load_eval_set` reads it back."""
+    from ragworkbook._io import atomic_write_json
+
+    kept = [q for q in questions if q.kept]
+    if not kept:
+        raise ValueError("no question was kept: there is nothing to save")
+    payload = {"name": name, "description": description or "questions generated from chunks by a local "
+               "model, filtered (ragworkbook.corpus.synthetic)", "source": source,
+               "items": [{"id": q.id, "question": q.question, "keyword": q.answer, "reference": q.answer,
+                          "chunk": q.chunk_id, "page": q.page} for q in kept]}
+    return atomic_write_json(path, payload)
 
 
 def synthetic_qrels(questions: Sequence[SyntheticQuestion]) -> dict[str, dict[str, int]]:

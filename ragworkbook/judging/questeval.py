@@ -10,10 +10,13 @@ This module implements that direction with the local LLM judge in both roles:
    that the answer answers, each with the span of the answer that answers it (the *expected*
    answer);
 2. **question answering from the context only** (one call per question, concurrently): the
-   judge answers each question from the retrieved context, or says it cannot
-   (``answerable = 0``);
+   judge answers each question from the retrieved context, or leaves the answer empty when
+   the context does not say (SQuAD 2.0's convention for "no answer"); it also gives an
+   ``answerable`` flag, which is kept on the items but not trusted over the answer (a small
+   judge often writes a right answer and flags it 0: those conflicts are counted in
+   ``detail["flag_conflicts"]``);
 3. **comparison** (no model): SQuAD token F1 (:func:`ragworkbook.metrics.generation.token_f1`)
-   between the context's answer and the expected answer; an unanswerable question scores 0.
+   between the context's answer and the expected answer; an empty answer scores 0.
 
 ``questeval`` = the mean over the questions. A high score means what the answer says can be
 read back out of the context; a low one that the context answers the answer's own questions
@@ -82,7 +85,8 @@ def questeval_from_answers(expected: list[str], from_context: list[str | None]) 
     from ragworkbook.metrics.generation import token_f1
 
     if len(expected) != len(from_context):
-        raise ValueError(f"{len(expected)} expected answers but {len(from_context)} answers from the context")
+        raise ValueError(f"{len(expected)} expected answers but {len(from_context)} answers from the "
+                         "context")
     if not expected:
         raise ValueError("no question to score")
     f1s = [0.0 if got is None else float(token_f1(got, exp)) for exp, got in zip(expected, from_context,
@@ -124,12 +128,13 @@ async def aquesteval(sample: JudgeSample, judge: Judge, *, n_questions: int = 3)
     if bad is not None:
         items = [{"question": q, "expected": a} for q, a in pairs]
         return failed(m, sample, bad, items=items, calls=calls)
-    got = [c.data["answer"].strip() if c.data["answerable"] and c.data["answer"].strip() else None
-           for c in answers]
+    got = [c.data["answer"].strip() or None for c in answers]  # empty = no answer (SQuAD 2.0)
     score, f1s = questeval_from_answers([a for _, a in pairs], got)
     items = [{"question": q, "expected": a, "answerable": int(c.data["answerable"]), "from_context": g,
               "f1": f} for (q, a), c, g, f in zip(pairs, answers, got, f1s, strict=True)]
-    detail = {"n_questions": len(pairs), "n_answerable": sum(g is not None for g in got)}
+    conflicts = sum((g is not None) != bool(c.data["answerable"]) for c, g in zip(answers, got, strict=True))
+    detail = {"n_questions": len(pairs), "n_answered": sum(g is not None for g in got),
+              "flag_conflicts": conflicts}
     return scored(m, sample, score, items=items, calls=calls, detail=detail)
 
 

@@ -8,6 +8,8 @@ import pytest
 from fakes.judges import bag_embed
 
 from ragworkbook.corpus.chunking import Chunk
+from ragworkbook.corpus.eval_set import load_eval_set
+from ragworkbook.corpus.ground_truth import keyword_qrels
 from ragworkbook.corpus.synthetic import (
     FILTERS,
     answer_in_chunk,
@@ -15,6 +17,7 @@ from ragworkbook.corpus.synthetic import (
     filter_questions,
     generate_questions,
     refers_to_passage,
+    save_synthetic_eval_set,
     synthetic_eval_set,
     synthetic_qrels,
 )
@@ -76,7 +79,7 @@ def test_helpers():
     assert not refers_to_passage("What did the paper use?")
 
 
-def test_generation_then_every_filter():
+def test_generation_then_every_filter(tmp_path):
     gen = Scripted()
     cands = generate_questions(CHUNKS, gen, progress=False)
     assert [q.id for q in cands] == [f"s-c{i}" for i in range(1, 9)]
@@ -98,8 +101,14 @@ def test_generation_then_every_filter():
     assert list(frame.index) == [q.id for q in cands] and frame.loc["s-c2", "dropped_by"] == "copies_chunk"
     es = synthetic_eval_set(result.candidates)
     assert [(it.id, it.question, it.reference, it.keyword) for it in es] == [
-        ("s-c1", "Which optimizer was used to train the model?", "the Adam optimizer", None)]
+        ("s-c1", "Which optimizer was used to train the model?", "the Adam optimizer", "the Adam optimizer")]
     assert synthetic_qrels(result.candidates) == {"s-c1": {"c1": 1}}
+    path = save_synthetic_eval_set(result.candidates, tmp_path / "synthetic.json", name="s")
+    back = load_eval_set(path)
+    assert back.name == "s" and [(it.id, it.keyword) for it in back] == [("s-c1", "the Adam optimizer")]
+    assert json.loads(path.read_text())["items"][0]["chunk"] == "c1"
+    # the answer as keyword labels the set under another chunking too
+    assert keyword_qrels(CHUNKS, back) == {"s-c1": {"c1": 1}}
 
 
 def test_without_a_checker_and_errors():

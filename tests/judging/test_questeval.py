@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes.context_judges import ContextRuleJudge
 from fakes.judges import GarbageJudge
@@ -36,7 +38,7 @@ def test_score_items_and_calls():
     r = questeval(SAMPLE, judge)
     assert [(it["expected"], it["from_context"], it["f1"]) for it in r.items] == [("2023", "2023", 1.0),
                                                                                ("2021", None, 0.0)]
-    assert r.score == 0.5 and r.detail == {"n_questions": 2, "n_answerable": 1}
+    assert r.score == 0.5 and r.detail == {"n_questions": 2, "n_answered": 1, "flag_conflicts": 0}
     assert r.n_model_calls == 3  # generation + one answer per question
 
 
@@ -50,3 +52,21 @@ def test_outcomes():
     assert bad.outcome == "failed" and bad.reason == "output_parse_error"
     rep = evaluate_judged([SAMPLE], Judge(GarbageJudge()), ["questeval_precision"], progress=False)
     assert rep.aggregates["questeval_precision"].failed == 1 and rep.aggregates["questeval_precision"].n == 0
+
+
+class FlagsEverythingUnanswerable(ContextRuleJudge):
+    """Answers as the rule judge does, but always sets answerable = 0 (as the small model often does)."""
+
+    def _chat_once(self, messages, options, schema):
+        out = super()._chat_once(messages, options, schema)
+        if "answerable" in schema["properties"]:
+            data = json.loads(out)
+            data["answerable"] = 0
+            out = json.dumps(data)
+        return out
+
+
+def test_the_answer_decides_not_the_flag():
+    r = questeval(SAMPLE, Judge(FlagsEverythingUnanswerable()))
+    assert r.score == 0.5  # "2023" is still compared (and right); the empty answer still scores 0
+    assert r.detail["flag_conflicts"] == 1 and [it["answerable"] for it in r.items] == [0, 0]

@@ -55,13 +55,15 @@ def _samples_and_judge() -> tuple[list[Any], Any]:
     return samples, judge
 
 
-def _contradictions() -> tuple[int, int]:
+def _contradictions() -> tuple[int, int, list[str]]:
     from ragworkbook.judging.metrics import evaluate_judged
 
     samples, judge = _samples_and_judge()
     rep = evaluate_judged(samples, judge, ["nli_faithfulness"], progress=False)
-    counts = [r.detail.get("counts", {}) for r in rep.results["nli_faithfulness"]]
-    return sum(c.get("contradiction", 0) for c in counts), sum(sum(c.values()) for c in counts)
+    counts = {r.sample_id: r.detail.get("counts", {}) for r in rep.results["nli_faithfulness"]}
+    where = [sid for sid, c in counts.items() if c.get("contradiction")]
+    return (sum(c.get("contradiction", 0) for c in counts.values()),
+            sum(sum(c.values()) for c in counts.values()), where)
 
 
 @exercise("10.2", "How often the judge says contradiction",
@@ -70,7 +72,7 @@ def _contradictions() -> tuple[int, int]:
 def _check_contra(answer: Any) -> tuple[bool, str]:
     if isinstance(answer, bool) or not isinstance(answer, int):
         return False, f"give a count (a whole number), got {type(answer).__name__}"
-    want, total = _contradictions()
+    want, total, _ = _contradictions()
     if answer == want:
         return True, f"{want} of the {total} labels are contradictions"
     return False, f"{answer} is too {'many' if answer > want else 'few'}"
@@ -78,11 +80,19 @@ def _check_contra(answer: Any) -> tuple[bool, str]:
 
 @solves("10.2")
 def _solve_contra() -> Solution:
-    n, total = _contradictions()
-    return Solution(n, f"{n} of the {total} claim labels of the scored answers are 'contradiction'. Compare "
-                       "the answers the authors found wrong against their own context (q6's single GPU, "
-                       "q7's 41.0 seconds): a judge that hardly ever says contradiction, or says it for "
-                       "the wrong claims, cannot separate the contradicted from the unsupported.")
+    from ragworkbook.paths import data_path
+
+    n, total, where = _contradictions()
+    import json
+
+    path = data_path("human_labels", "naive_rag_embedded_labels.json")
+    faithful = {lab["id"]: lab["faithful"] for lab in json.loads(path.read_text(encoding="utf-8"))["labels"]}
+    kind = {1: "faithful", 0: "unfaithful"}
+    on = ", ".join(f"{sid} ({kind[faithful[sid]]} for the authors)" for sid in where)
+    return Solution(n, f"{n} of the {total} claim labels of the scored answers are 'contradiction', on "
+                       f"{on}. The answer the authors found contradicting its own context, q7's 41.0 seconds, "
+                       "gets none, and q6's single GPU is not scored at all (the judge found no claim in it): "
+                       "the judge's contradictions do not fall where the errors are.")
 
 
 _EXPECTED = ["8", "64", "the base model"]
