@@ -90,9 +90,9 @@ def _solve_contra() -> Solution:
     kind = {1: "faithful", 0: "unfaithful"}
     on = ", ".join(f"{sid} ({kind[faithful[sid]]} for the authors)" for sid in where)
     return Solution(n, f"{n} of the {total} claim labels of the scored answers are 'contradiction', on "
-                       f"{on}. The answer the authors found contradicting its own context, q7's 41.0 seconds, "
-                       "gets none, and q6's single GPU is not scored at all (the judge found no claim in it): "
-                       "the judge's contradictions do not fall where the errors are.")
+                       f"{on}. The answer the authors found contradicting its own context, q7's 41.0 "
+                       "seconds, gets none, and q6's single GPU is not scored at all (the judge found no "
+                       "claim in it): the judge's contradictions do not fall where the errors are.")
 
 
 _EXPECTED = ["8", "64", "the base model"]
