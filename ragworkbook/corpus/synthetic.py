@@ -78,6 +78,8 @@ __all__ = [
     "synthetic_eval_set",
     "save_synthetic_eval_set",
     "synthetic_qrels",
+    "load_synthetic",
+    "answer_span_qrels",
 ]
 
 GENERATION_SYSTEM = "You write exam questions about a research paper. Answer only with JSON."
@@ -431,6 +433,60 @@ def save_synthetic_eval_set(questions: Sequence[SyntheticQuestion], path: str | 
                "items": [{"id": q.id, "question": q.question, "keyword": q.answer, "reference": q.answer,
                           "chunk": q.chunk_id, "page": q.page} for q in kept]}
     return atomic_write_json(path, payload)
+
+
+def load_synthetic(path: str | os.PathLike[str]) -> list[SyntheticQuestion]:
+    """Read back the questions written by :func:`save_synthetic_eval_set` (all of them kept)."""
+    import json
+
+    p = Path(path)
+    data = json.loads(p.read_text(encoding="utf-8"))
+    out = []
+    for i, it in enumerate(data.get("items", [])):
+        missing = [k for k in ("id", "question", "reference", "chunk", "page") if k not in it]
+        if missing:
+            raise ValueError(f"{p}: items[{i}] lacks {', '.join(missing)} (not written by "
+                             "save_synthetic_eval_set?)")
+        out.append(SyntheticQuestion(id=it["id"], chunk_id=it["chunk"], page=int(it["page"]),
+                                     question=it["question"], answer=it["reference"]))
+    return out
+
+
+def _answer_offset(answer: str, text: str) -> tuple[int, int] | None:
+    words = [re.escape(w) for w in answer.strip(" .,;:!?\"'").split()]
+    if not words:
+        return None
+    m = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def answer_span_qrels(questions: Sequence[SyntheticQuestion], source_chunks: Sequence[Chunk],
+                      chunks: Sequence[Chunk]) -> dict[str, dict[str, int]]:
+    """Relevance judgements of the kept questions under another chunking: ``{question id: {chunk id: 1}}``.
+
+    The answer's occurrence in its source chunk fixes a character span of the page; a chunk of
+    ``chunks`` is relevant when it lies on that page and contains the whole span (case and runs of
+    white space ignored when the answer is located). Unlike the keyword rule, an answer such as "6"
+    does not make every chunk that mentions a 6 relevant: only the chunks that hold *this* occurrence.
+    A question whose span no chunk contains whole (a boundary cut it) has no relevant chunk, and
+    scores 0 — the label follows the text, as it should. ``source_chunks`` must be the chunking the
+    questions were generated from (their ``chunk_id`` must be among them).
+    """
+    by_id = {c.id: c for c in source_chunks}
+    out: dict[str, dict[str, int]] = {}
+    for q in questions:
+        if not q.kept:
+            continue
+        src = by_id.get(q.chunk_id)
+        if src is None:
+            raise ValueError(f"question {q.id}: its source chunk {q.chunk_id!r} is not among source_chunks")
+        span = _answer_offset(q.answer, src.text)
+        if span is None:
+            raise ValueError(f"question {q.id}: its answer {q.answer!r} is not in its source chunk "
+                             f"{src.id}")
+        start, end = src.start + span[0], src.start + span[1]
+        out[q.id] = {c.id: 1 for c in chunks if c.page == src.page and c.start <= start and c.end >= end}
+    return out
 
 
 def synthetic_qrels(questions: Sequence[SyntheticQuestion]) -> dict[str, dict[str, int]]:

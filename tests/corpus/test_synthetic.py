@@ -12,10 +12,13 @@ from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.corpus.ground_truth import keyword_qrels
 from ragworkbook.corpus.synthetic import (
     FILTERS,
+    SyntheticQuestion,
     answer_in_chunk,
+    answer_span_qrels,
     copy_ratio,
     filter_questions,
     generate_questions,
+    load_synthetic,
     refers_to_passage,
     save_synthetic_eval_set,
     synthetic_eval_set,
@@ -138,3 +141,27 @@ def test_demonstrations_and_several_candidates_per_chunk():
     assert [q.question for q in cands] == [GENERATED["c1"]["question"]] * 2
     with pytest.raises(ValueError, match="n_per_chunk must be >= 1"):
         generate_questions(CHUNKS, gen, n_per_chunk=0)
+
+
+def test_answer_span_labels_follow_a_new_chunking(tmp_path):
+    from ragworkbook.corpus.chunking import chunk_pages
+    from ragworkbook.corpus.pages import Page
+
+    text = "The optimizer was Adam. " * 3 + "The encoder has six identical layers, and so does the decoder."
+    old = chunk_pages([Page(1, text)], size=60, overlap=20, min_chars=1)
+    new = chunk_pages([Page(1, text)], size=40, overlap=0, min_chars=1)
+    src = next(c for c in old if "six identical" in c.text)
+    q = SyntheticQuestion(id="s-1", chunk_id=src.id, page=1, question="How many layers has the encoder?",
+                          answer="six  IDENTICAL layers")
+    holders = [c.id for c in new if "six identical layers" in c.text]
+    assert holders and answer_span_qrels([q], old, new) == {"s-1": {cid: 1 for cid in holders}}
+    # for the answer "Adam" the keyword rule marks every chunk that says Adam; the span rule only its own
+    q2 = SyntheticQuestion(id="s-2", chunk_id=old[0].id, page=1, question="Which optimizer was used?",
+                           answer="Adam")
+    assert len(answer_span_qrels([q2], old, old)["s-2"]) < len(keyword_qrels(old, {"s-2": "Adam"})["s-2"])
+    path = save_synthetic_eval_set([q, q2], tmp_path / "s.json")
+    assert [(b.id, b.chunk_id, b.answer) for b in load_synthetic(path)] == [
+        ("s-1", src.id, q.answer), ("s-2", old[0].id, "Adam")]
+    lost = SyntheticQuestion(id="s-3", chunk_id="p09-c09", page=9, question="Where?", answer="here")
+    with pytest.raises(ValueError, match="not among source_chunks"):
+        answer_span_qrels([lost], old, new)
