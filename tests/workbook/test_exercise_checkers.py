@@ -1,0 +1,53 @@
+"""The checkers of the course's exercises say what is off in a wrong answer (each answer here is wrong)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragworkbook.workbook.exercises import check
+
+REFERENCE = "The big model achieved a BLEU score of 28.4 on English-to-German translation."
+WRONG = [
+    ("00.1", 3, "too early"),
+    ("00.1", "4", "whole number"),
+    ("00.2", "answers", "no model to answer with"),
+    ("00.2", "KeyError", "is not what it raises"),
+    ("01.2", 5, "not yet below"),
+    ("01.3", 1.0, "too high"),
+    ("02.1", 0.632, "too low"),
+    ("02.2", ["eu-cbam", "canada-federal-2019", "canada-ccfd-2023", "pricing-mechanisms",
+              "provincial-clean-fuel"], "not above 0.500"),
+    ("02.2", ["eu-cbam"], "exactly once"),
+    ("02.3", (0.75, 0.679), "AP 0.679 is too low"),
+    ("02.3", 0.75, "two numbers"),
+    ("03.1", 1, "is not the count"),
+    ("03.2", ["Pdrop", "N = 6"], "not expected ['N = 6']"),
+    ("03.3", 11, "too many"),
+    ("04.1", 3, "too high"),
+    ("04.2", [1, 2, 3, 4], "drops page 5"),
+    ("04.2", [5, 14, 15, 16], "still outside the top 3"),
+    ("04.3", 0.05, "too high"),
+    ("05.1", REFERENCE, "it is not wrong"),
+    ("05.1", "It was 41.0.", "not above 30"),
+    ("05.2", 1.0, "too high"),
+    ("05.3", 1.0, "too high"),
+    ("06.1", REFERENCE, "not below"),
+    ("06.1", "It scored 41.0 BLEU.", "does not state 28.4"),
+    ("06.2", False, "compute |28 - 28.4| / 28.4"),
+    ("06.2", "yes", "True or False"),
+    ("07.1", ["q1"], "missing"),
+    ("07.2", "yes", "True or False"),
+    ("08.1", 1.0, "too high"),
+    ("10.1", (1.0, 0.5), "completeness 1 is too high"),
+    ("10.3", 1.0, "too high"),
+    ("13.1", 5, "still passes"),
+    ("13.1", 9, "between 1 and 8"),
+]
+
+
+@pytest.mark.parametrize("exercise_id,answer,says", WRONG,
+                         ids=[f"{e}-{i}" for i, (e, _, _) in enumerate(WRONG)])
+def test_a_wrong_answer_is_refused_with_a_reason(exercise_id, answer, says):
+    result = check(exercise_id, answer)
+    assert result.ok is False, str(result)
+    assert says in result.message, result.message
