@@ -39,24 +39,27 @@ def _split_names(values: Iterable[str] | None) -> list[str] | None:
 # ---------------------------------------------------------------------------------------------
 def cmd_ir_eval(args: argparse.Namespace) -> int:
     """``ragworkbook ir-eval``: the metrics of a TREC run file against a TREC qrels file."""
-    from ragworkbook.corpus.trec import read_qrels, read_run
-    from ragworkbook.metrics.batch import evaluate_run
+    from ragworkbook.corpus.trec import read_qrels_columns, read_run_columns
+    from ragworkbook.metrics.batch import evaluate_columns
     from ragworkbook.metrics.registry import parse_metrics
 
     metrics = parse_metrics(args.metric, "retrieval")
-    qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
-    result = evaluate_run(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
-                          missing=args.missing, max_grade=args.max_grade)
+    qrels = read_qrels_columns(args.qrels)
+    run = read_run_columns(args.run)
+    result = evaluate_columns(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
+                              missing=args.missing, max_grade=args.max_grade, depth=args.depth,
+                              relevance_level=args.relevance_level, score_precision=args.score_precision)
     names = result.metrics
     if args.json:
         out: dict[str, Any] = {"qrels": str(args.qrels), "run": str(args.run), "gain": result.gain,
-                               "n_queries": result.n_queries, "mean": result.mean}
+                               "score_precision": args.score_precision, "n_queries": result.n_queries,
+                               "mean": result.mean}
         if result.skipped:
             out["skipped"] = result.skipped
         if args.per_query:
             out["per_query"] = result.per_query
-        print(json.dumps(out, indent=2))
+        # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
+        print(json.dumps(out, indent=2, allow_nan=False))
         return 0
     width = max(len(n) for n in names + ["num_q"])
     if args.per_query:
@@ -255,24 +258,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- ir-eval ---------------------------------------------------------------------------
     p = add("ir-eval", cmd_ir_eval,
-            help="retrieval metrics over TREC-format qrels and run files",
+            help="retrieval metrics over TREC-format qrels and run files, as trec_eval computes them",
             description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
-            "and a TREC run file (`qid Q0 doc rank score tag`). Metric names may be written "
-            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec) or as ragworkbook names "
-            "(precision@5, ndcg@10, mrr); the output uses the names as given.")
+            "and a TREC run file (`qid Q0 doc rank score tag`; text after the sixth field is ignored, "
+            "as trec_eval does). Rankings follow trec_eval: by score, ties broken by document id "
+            "descending, the rank column ignored; scores compared at full precision, as trec_eval 10 "
+            "(--score-precision float32 for trec_eval 9 / pytrec_eval). Metric names may be written "
+            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec, map_cut_100, success_1) or as "
+            "ragworkbook names (precision@5, ndcg@10, mrr, err@20); the output uses the names as given. "
+            "trec_eval's flags: -c, -M, -l, -q.")
     p.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid grade")
     p.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
     p.add_argument("--metric", action="append", required=True,
                    help="metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
     p.add_argument("--gain", choices=["linear", "exponential"], default="linear",
-                   help="gain for (n)dcg: linear = rel, exponential = 2^rel - 1")
+                   help="gain for (n)dcg: linear = rel (trec_eval), exponential = 2^rel - 1")
     p.add_argument("--max-grade", type=float, default=4.0,
-                   help="top grade of the relevance scale, for ERR (default 4, as gdeval)")
+                   help="top grade of the relevance scale, for ERR: a grade g stops the user with "
+                   "probability (2^g - 1) / 2^max-grade (default 4, gdeval's MAX_JUDGMENT; a larger grade "
+                   "is an error)")
     p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
                    help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
     p.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                   help="judged queries absent from the run: leave out (trec_eval) or score 0 (trec_eval -c)")
-    p.add_argument("--per-query", action="store_true", help="print one row per query too")
+                   help="judged queries absent from the run: leave out (pytrec_eval) or score 0 "
+                   "(trec_eval -c)")
+    p.add_argument("-c", dest="missing", action="store_const", const="zero",
+                   help="trec_eval's -c: the same as --missing zero")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                   help="trec_eval's -M: only the first N documents of each ranking count")
+    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
+                   help="trec_eval's -l: relevant = grade >= LEVEL for the binary metrics (P, recall, "
+                   "success, MRR, MAP, R-precision); gains still come from the grades (default: grade > 0)")
+    p.add_argument("--score-precision", choices=["float64", "float32"], default="float64",
+                   help="float64 (default): scores compared at full precision, as trec_eval 10; float32: "
+                   "rounded to float32 first, as trec_eval 9, pytrec_eval and ir_measures (scores closer "
+                   "than about 6e-8 relative then tie, broken by document id)")
+    p.add_argument("-q", "--per-query", action="store_true",
+                   help="print one row per query too (trec_eval -q)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     # --- doctor, download-paper ----------------------------------------------------------
