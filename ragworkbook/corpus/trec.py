@@ -108,9 +108,12 @@ def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
 
 
 def _too_long(path: Path, line: int, data: bytes) -> None:
-    what = "NUL bytes: not a text file" if b"\0" in data[:MAX_LINE_BYTES] else "a missing newline?"
-    raise ValueError(f"{path}:{line}: line longer than {MAX_LINE_BYTES:,} bytes ({what}); "
-                     f"starts {_excerpt(data)}")
+    if b"\0" in data[:MAX_LINE_BYTES]:
+        raise ValueError(f"{path}:{line}: line longer than {MAX_LINE_BYTES:,} bytes (NUL bytes: not a "
+                         "text file)")
+    start = data[: EXCERPT * 4].decode("utf-8", "replace")[:EXCERPT]
+    raise ValueError(f"{path}:{line}: line longer than {MAX_LINE_BYTES:,} bytes (a missing newline?); it "
+                     f"starts {start!r}...")
 
 
 def _excerpt(line: bytes) -> str:
