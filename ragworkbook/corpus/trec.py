@@ -158,7 +158,8 @@ class _Block:
         self.starts, self.ends, self.nl = starts, ends, nl
         k = starts.size // max(nl.size, 1)
         self.k = 0
-        if (exact or k >= fields) and starts.size == k * nl.size and b"#" not in block and self._uniform(k):
+        same = k == fields if exact else k >= fields
+        if same and starts.size == k * nl.size and b"#" not in block and self._uniform(k):
             # the usual file: every line holds the same number of fields
             self.rows = None
             self.first = np.arange(0, starts.size, k)
@@ -252,14 +253,13 @@ _INT_POW10 = 10 ** np.arange(19, dtype=np.int64)
 def _fixed_point(g: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The usual case of :func:`_decimals`: unsigned numbers with the same number of decimals (the dot
     in one column of the right-aligned fields), or integers. None when the fields are not all so."""
-    row0 = g[0]
-    dots = np.flatnonzero(row0 == 46)
+    dots = np.flatnonzero(g[0] == 46)
     c = int(dots[0]) if dots.size else width
+    d = g - np.uint8(48)  # a new array: g is left as it is for the general path
     if c < width:
-        if not (g[:, c] == 46).all():
+        if not (d[:, c] == 254).all():
             return None
-        g[:, c] = 48
-    d = g - np.uint8(48)
+        d[:, c] = 0
     if (d >= 10).any():  # a sign, a second dot, an exponent...
         return None
     frac = width - 1 - c if c < width else 0

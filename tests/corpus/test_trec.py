@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
+import numpy as np
 import pytest
 
 from ragworkbook.cli import main
-from ragworkbook.corpus.trec import read_qrels, read_run, write_qrels, write_run
+from ragworkbook.corpus.trec import read_qrels, read_run, read_run_columns, write_qrels, write_run
 
 QRELS = "q1 0 c1 0\nq1 0 c2 2\nq1 0 c3 3\nq1 0 c4 1\nq1 0 c5 1\nq2 0 x 1\n"
 RUN = "".join(f"q1 Q0 c{i} {i} {1.0 - i / 10} demo\n" for i in range(1, 6))
@@ -54,6 +56,7 @@ def test_write_run_numpy_scores_round_trip(tmp_path):
     "reader,text,message",
     [
         (read_qrels, "q1 0 a 1\nq1 0 b\n", r":2: a qrels line needs 4 fields"),
+        (read_qrels, "q1 0 a 1 x\nq1 0 b 1 y\n", r":1: a qrels line needs 4 fields .*, got 5: 'q1 0 a 1 x'"),
         (read_qrels, "q1 0 a high\n", r":1: grade 'high' is not a number"),
         (read_qrels, "q1 0 a 1\nq1 0 a 2\n", r":2: document 'a' is judged twice"),
         (read_run, "q1 Q0 a 1 0.5\n", r":1: a run line needs at least 6 fields"),
@@ -242,3 +245,33 @@ def test_overlong_line_and_duplicates_through_ir_eval(tmp_path, capsys, files):
     dup.write_text("q1 0 a 1\nq2 0 a 1\nq1 0 a 0\n")
     code, _, err = _ir_eval(capsys, dup, run, "--metric", "mrr")
     assert code == 2 and f"{dup}:3: document 'a' is judged twice for query 'q1'" in err
+
+
+def test_scores_parse_to_the_same_double_as_float(tmp_path):
+    # the vectorised decimal reader must give float()'s (strtod's) double, bit for bit
+    rng = np.random.default_rng(3)
+    tokens = ["0", "-0.0", "+5", ".5", "5.", "007.50", "1e5", "-2.5E-3", "inf", "-inf", "Infinity",
+              "123456789012345", "1234567890123456", "0.12345678901234567", "9007199254740993",
+              "-99999.999999999", "3.0000000000000004"]
+    for _ in range(3000):
+        digits = int(rng.integers(1, 19))
+        mantissa = "".join(rng.choice(list("0123456789"), digits))
+        dot = int(rng.integers(0, digits + 1))
+        text = mantissa[:dot] + "." + mantissa[dot:] if rng.random() < 0.8 else mantissa
+        tokens.append(("-" if rng.random() < 0.3 else "") + text)
+    for fixed in ("%.6f", "%.3f", "%d"):  # blocks where every score has the same form
+        tokens += [fixed % v for v in rng.random(200) * 10 ** rng.integers(0, 6, 200)]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i // 50} Q0 d{i} 1 {t} tag\n" for i, t in enumerate(tokens)))
+    got = read_run_columns(path).value
+    want = np.array([float(t) for t in tokens])
+    assert got.tobytes() == want.tobytes()
+    assert np.signbit(got[1])
+
+
+@pytest.mark.parametrize("bad", ["1_000", "0x10", ".", "-", "1.2.3", "--1", "1e", "nan1"])
+def test_malformed_scores(tmp_path, bad):
+    path = tmp_path / "run.txt"
+    path.write_text(f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {bad} t\n")
+    with pytest.raises(ValueError, match=rf":2: score '{re.escape(bad)}' is not a number"):
+        read_run(path)
