@@ -4,7 +4,9 @@ Formats, read as trec_eval reads them (whitespace-separated, one judgement / one
 retrieved document a line):
 
 - qrels: ``qid iteration docid grade``, exactly four fields (the iteration column
-  is ignored; the grade is a number, > 0 = relevant by default).
+  is ignored; the grade is a number, > 0 = relevant by default). trec_eval reads
+  grades as integers (``atol``: "1.5" is 1, "high" is 0); ragworkbook keeps
+  fractional grades and refuses one that is not a finite number.
 - run: ``qid Q0 docid rank score tag``, at least six fields: ``Q0``, ``rank`` and
   ``tag`` are ignored, and so is any text after the sixth field (trec_eval's
   ``results.trunc`` has such lines). Only the score orders a ranking, ties broken
@@ -364,7 +366,7 @@ def _read_columns(path: PathLike, what: str) -> Columns:
     code: dict[bytes, int] = {}
     seg_code = [code.setdefault(q, len(code)) for q in seg_qid]
     qids = [q.decode("utf-8") for q in code]
-    q = np.repeat(np.asarray(seg_code, dtype=np.int64), seg_len)
+    q = np.repeat(np.asarray(seg_code, dtype=np.int32 if len(code) < 2**31 else np.int64), seg_len)
     doc = _concat(docs)
     line = None
     if any_skipped:  # a blank or comment line: keep each row's line number for messages
