@@ -289,3 +289,15 @@ def eval_set():
     from ragworkbook.corpus.eval_set import load_eval_set
 
     return load_eval_set()
+
+
+@pytest.fixture(scope="session")
+def sentence_transformer():
+    """The local MiniLM loaded by sentence-transformers itself (not through ``ragworkbook.embeddings``),
+    once per session: the reference for cosine checks. Only for tests marked ``model``."""
+    from sentence_transformers import SentenceTransformer
+
+    from ragworkbook.embeddings import minilm_path
+
+    return SentenceTransformer(str(minilm_path()), device="cpu")
+

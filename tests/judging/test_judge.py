@@ -399,16 +399,12 @@ def test_sample_from_mapping():
 
 
 @pytest.mark.model
-def test_answer_relevancy_with_real_minilm():
+def test_answer_relevancy_with_real_minilm(sentence_transformer):
     """The default embedding is the local MiniLM: the score is the cosine sentence-transformers itself
     gives the question and the judge's question."""
-    from sentence_transformers import SentenceTransformer
-
-    from ragworkbook.embeddings import minilm_path
-
     r = answer_relevancy(CARBON, Judge(RuleJudge()))
-    model = SentenceTransformer(str(minilm_path()), device="cpu")
-    q, g = model.encode([CARBON.question, f"What about {CARBON.answer}"], normalize_embeddings=True)
+    q, g = sentence_transformer.encode([CARBON.question, f"What about {CARBON.answer}"],
+                                       normalize_embeddings=True)
     expected = float(np.dot(q, g))
     assert r.status == "ok" and r.score == pytest.approx(expected, abs=1e-5)
     assert [it["cosine"] for it in r.items] == pytest.approx([expected] * 3, abs=1e-5)

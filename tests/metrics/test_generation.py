@@ -92,14 +92,10 @@ def test_meteor_without_wordnet_synonyms_is_lower(monkeypatch):
 
 
 @pytest.mark.model
-def test_embedding_similarity_equals_cosine_of_encodings():
+def test_embedding_similarity_equals_cosine_of_encodings(sentence_transformer):
     """The cosine of the embeddings sentence-transformers itself gives for the local MiniLM."""
-    from sentence_transformers import SentenceTransformer
-
-    from ragworkbook.embeddings import minilm_path
-
-    model = SentenceTransformer(str(minilm_path()), device="cpu")
-    ea, er = (model.encode(t, normalize_embeddings=True).astype(np.float64) for t in (ANS, REF))
+    ea, er = (sentence_transformer.encode(t, normalize_embeddings=True).astype(np.float64)
+              for t in (ANS, REF))
     expected = np.sum(ea * er, axis=1)
     got = gm.embedding_similarities(ANS, REF)
     np.testing.assert_allclose(got, expected, atol=1e-5)

@@ -106,11 +106,8 @@ EXPECTED = {"A1": "exact", "A2": "exact", "A3": "differs", "A4": "exact", "A5": 
 
 @pytest.mark.model
 @pytest.mark.usefixtures("clean_env")
-def test_all_rows_with_the_replayed_generator(carbon):
+def test_all_rows_with_the_replayed_generator(carbon, sentence_transformer):
     """Every row, the model rows (B7, C2) replayed from notebook 14's recording."""
-    from sentence_transformers import SentenceTransformer
-
-    from ragworkbook.embeddings import minilm_path
     from ragworkbook.llm import get_generator
     from ragworkbook.paths import data_path
 
@@ -132,8 +129,7 @@ def test_all_rows_with_the_replayed_generator(carbon):
     assert "replay:" in by["C2"].reason
     # B7 is the mean MiniLM cosine of the judge's replayed questions to the example's question
     b7 = by["B7"]
-    model = SentenceTransformer(str(minilm_path()), device="cpu")
     generated = b7.details["generated_questions"]
     assert len(generated) == 3
-    q, *g = model.encode([carbon["question"], *generated], normalize_embeddings=True)
+    q, *g = sentence_transformer.encode([carbon["question"], *generated], normalize_embeddings=True)
     assert b7.figures[0].value == pytest.approx(float((np.stack(g) @ q).mean()), abs=1e-5)
