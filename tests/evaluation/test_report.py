@@ -5,7 +5,7 @@ import math
 
 import pandas as pd
 import pytest
-from fakes.judges import prompt_fields, schema_kind
+from fakes.judges import first_prompt, prompt_fields, schema_kind
 from fakes.pipelines import FakePipeline, tiny_eval_set
 
 from ragworkbook.corpus.eval_set import eval_set_from_records
@@ -248,7 +248,7 @@ def _fake_judge():
         backend = "fake"
 
         def _chat_once(self, messages, options, schema):
-            fields = prompt_fields(messages[-1]["content"])
+            fields = prompt_fields(first_prompt(messages))
             kind = schema_kind(schema)
             if kind == "statements":
                 if "BROKEN" in fields["answer"]:

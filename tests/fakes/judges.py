@@ -22,6 +22,11 @@ def words(text: str) -> set[str]:
 _FIELD = re.compile(r"^([A-Z][A-Za-z ]{0,40}):(?: (.*)|\n((?:.+\n?)+))$", flags=re.M)
 
 
+def first_prompt(messages) -> str:
+    """The request's prompt: the first user message (later ones are retry feedback)."""
+    return next(m["content"] for m in messages if m["role"] == "user")
+
+
 def prompt_fields(prompt: str) -> dict[str, str]:
     """The data fields of a judge prompt, label (lower case) -> value."""
     return {m.group(1).lower(): (m.group(2) if m.group(2) is not None else m.group(3)).strip()
@@ -66,8 +71,8 @@ class RuleJudge(Generator):
     def _chat_once(self, messages, options, schema):
         with self.lock:
             self.calls += 1
-            self.prompts.append(messages[-1]["content"])
-        fields = prompt_fields(messages[-1]["content"])
+            self.prompts.append(first_prompt(messages))
+        fields = prompt_fields(first_prompt(messages))
         kind = schema_kind(schema)
         if kind == "statements":
             answer = fields["answer"]
