@@ -217,8 +217,9 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
         else:
             skipped.append(rel.as_posix())
             continue
-        files.append({"file": rel.as_posix(), "first_page": len(pages) + 1, "pages": len(texts)})
-        pages.extend(Page(len(pages) + i, t) for i, t in enumerate(texts, start=1))
+        base = len(pages)
+        files.append({"file": rel.as_posix(), "first_page": base + 1, "pages": len(texts)})
+        pages.extend(Page(base + i, t) for i, t in enumerate(texts, start=1))
     if not files:
         raise DatasetError(f"{folder}: no PDF or text file (.pdf, {', '.join(TEXT_SUFFIXES)}) in this folder")
     meta: dict[str, Any] = {"files": files}

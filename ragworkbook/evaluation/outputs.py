@@ -138,7 +138,7 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     else:
         answers = answer_records(records)
     relevance = [relevance_of(r, qrels) for r in answers]
-    wanted = resolve_metrics(metrics, k=k, have_qrels=any(src for src, *_ in relevance),
+    wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None or any(src for src, *_ in relevance),
                              have_judge=judge is not None,
                              have_reference=any(r.reference is not None for r in answers))
     rows: list[dict[str, Any]] = []
