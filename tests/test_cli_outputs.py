@@ -1,4 +1,4 @@
-"""Bring your own system from the command line: eval --answers, schema, --corpus PDF/folder, download-paper."""
+"""Bring your own system from the command line: eval --answers, schema, --corpus folder, download-paper."""
 
 import json
 

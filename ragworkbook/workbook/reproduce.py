@@ -489,7 +489,7 @@ def _c1(ctx: _Context) -> ReproducedNumber:
                     "relevance). "
                     f"{misses}. Run the same on your copy of the paper: `ragworkbook download-paper`, then "
                     "`ragworkbook reproduce --pdf FILE`", details=details)
-    from ragworkbook.corpus.pdf import PYPDF_EXACT_C1
+    from ragworkbook.corpus.pdf import PAPER_V7_BYTES, PYPDF_EXACT_C1
 
     src = _pdf_source(ctx)
     details["source"] = src
@@ -499,12 +499,12 @@ def _c1(ctx: _Context) -> ReproducedNumber:
                 "every documented figure reproduces")
         reason = f"{head}: measured on {_pdf_words(src)}, MiniLM, keyword relevance. {misses}"
     else:
-        hint = (f"the documented figures come from the arXiv v7 PDF with the text of pypdf "
+        hint = (f"The documented figures come from the arXiv v7 PDF with the text of pypdf "
                 f"{', '.join(PYPDF_EXACT_C1)} (ragworkbook requires pypdf>=6.16,<6.20)")
         if not src["pypdf_measured_exact"]:
             hint += f"; pypdf {src['pypdf']} is not one of those: its text differs"
         elif not src["arxiv_v7_size"]:
-            hint += "; this file is not the v7 PDF (another size): another version of the paper differs"
+            hint += f"; this file is not the v7 PDF (its size is not {PAPER_V7_BYTES:,} bytes)"
         measured = ", ".join(f"{f.name} {f.shown}" for f in figs)
         reason = f"measured on {_pdf_words(src)}: {measured}. {hint}. {misses}"
     return _row("C1", what, "environment", figs, status="exact" if exact else "environment",

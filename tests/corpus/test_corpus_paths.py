@@ -1,8 +1,8 @@
 """One corpus loader for every kind of path: paged JSON, a PDF, a text file, a folder of them."""
 
 import pytest
-
 from fakes.pdfs import make_pdf
+
 from ragworkbook.corpus.jsonfile import DatasetError
 from ragworkbook.corpus.pages import Page, corpus_kind, load_corpus
 from ragworkbook.corpus.pdf import pypdf_version

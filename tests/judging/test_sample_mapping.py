@@ -19,7 +19,8 @@ def test_ids_without_an_id_are_the_questions_own():
     b = JudgeSample.from_mapping({"question": "second?", "answer": "", "contexts": []})
     assert a.sample_id == question_id("first?") and a.sample_id != b.sample_id
     assert JudgeSample.from_mapping({"question": "q", "contexts": [], "id": 7}).sample_id == "7"
-    assert JudgeSample.from_mapping({"question": "q", "contexts": [], "id": 7}, sample_id="x").sample_id == "x"
+    given = JudgeSample.from_mapping({"question": "q", "contexts": [], "id": 7}, sample_id="x")
+    assert given.sample_id == "x"
 
 
 def test_conflicting_names_are_an_error():

@@ -6,8 +6,8 @@ the verdicts is checked on fixed per-question values."""
 import json
 
 import pytest
-
 from fakes.pdfs import make_pdf, wrap
+
 from ragworkbook.cli import main
 from ragworkbook.corpus.pages import Corpus, Page, load_corpus
 from ragworkbook.corpus.pdf import PAPER_V7_BYTES, PYPDF_EXACT_C1, pypdf_version
@@ -71,7 +71,7 @@ def test_c1_says_environment_with_the_measured_numbers_otherwise(monkeypatch, tm
     assert "Precision@3 0.500, Recall@3 0.521, MRR@5 0.875" in c1.reason
     assert ", ".join(PYPDF_EXACT_C1) in c1.reason and "7.1.1 is not one of those" in c1.reason
     c1 = _fake(monkeypatch, tmp_path, per, 1000, "6.19.0")["C1"]
-    assert "this file is not the v7 PDF" in c1.reason
+    assert "this file is not the v7 PDF (its size is not 1,847,759 bytes)" in c1.reason
 
 
 def test_the_pinned_pypdf_is_one_measured_to_reproduce_c1():
