@@ -22,6 +22,9 @@ everything below.
   that id is taken in the file, ``-r<position>`` is appended
   (:func:`assign_ids`).
 
+:func:`ragas_records` and :func:`save_answer_records` go the other way: a run
+of the workbook's pipeline written as a RAGAS 0.2 JSONL file.
+
 Every record is checked; the file's problems are raised together, each naming
 its line and field (:class:`~ragworkbook.corpus.jsonfile.DatasetError`, up to
 :data:`~ragworkbook.corpus.jsonfile.MAX_PROBLEMS` listed).
@@ -51,7 +54,7 @@ from ragworkbook.corpus.jsonfile import (
 )
 
 __all__ = ["FIELDS", "LIST_FIELDS", "AnswerRecord", "AnswerSet", "question_id", "assign_ids",
-           "resolve_fields", "load_answer_records", "answer_records"]
+           "resolve_fields", "load_answer_records", "answer_records", "ragas_records", "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -373,3 +376,40 @@ def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
                         "load_answer_records(path)")
     entries = [(f"{source}, record {i}", None, rec) for i, rec in enumerate(records, start=1)]
     return _build(entries, source)
+
+
+def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] | None = None, *,
+                  ids: bool = False) -> list[dict[str, Any]]:
+    """Answers as RAGAS 0.2 records: ``user_input``, ``response``, ``retrieved_contexts``,
+    ``retrieved_context_ids``, ``reference`` and, when ``relevant`` maps the answer's id to its relevant
+    context ids, ``reference_context_ids``.
+
+    ``answers``: :class:`~ragworkbook.pipeline.answers.RAGAnswer` objects (``NaiveRAG.run``) or the
+    dicts of a saved run (``answers`` of a ``save_answers`` file). ``ids``: also write each answer's
+    ``id`` (RAGAS has no id field; without it the reader makes one from the question).
+    """
+    from ragworkbook.protocols import context_id, context_text
+
+    out: list[dict[str, Any]] = []
+    for a in answers:
+        get = a.get if isinstance(a, Mapping) else (lambda k, _a=a: getattr(_a, k, None))
+        contexts = get("contexts") or []
+        texts = [c["text"] if isinstance(c, Mapping) else context_text(c) for c in contexts]
+        cids = [c.get("id") if isinstance(c, Mapping) else context_id(c) for c in contexts]
+        rec: dict[str, Any] = {"id": get("id")} if ids else {}
+        rec.update(user_input=get("question"), response=get("answer"), retrieved_contexts=texts)
+        if all(c is not None for c in cids):
+            rec["retrieved_context_ids"] = cids
+        rec["reference"] = get("reference")
+        if relevant is not None and get("id") in relevant:
+            rec["reference_context_ids"] = list(relevant[get("id")])
+        out.append(rec)
+    return out
+
+
+def save_answer_records(records: Iterable[Mapping[str, Any]], path: PathLike) -> Path:
+    """Write records as JSON Lines (UTF-8, one record a line, keys in the given order), atomically."""
+    from ragworkbook._io import atomic_write_text
+
+    text = "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in records)
+    return atomic_write_text(path, text)
