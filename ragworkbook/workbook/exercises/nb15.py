@@ -78,8 +78,8 @@ def _solve_keyword() -> Solution:
     names = _keyword_only()
     return Solution(names, "A keyword says which retrieved contexts are relevant, so everything computed "
                            f"from the top 3 alone survives ({', '.join(names)}). It cannot say how many "
-                           "relevant passages the corpus holds, so recall and NDCG (whose ideal ranking needs "
-                           "them all) are undefined, reason 'incomplete_relevance'.")
+                           "relevant passages the corpus holds, so recall and NDCG (whose ideal ranking "
+                           "needs them all) are undefined, reason 'incomplete_relevance'.")
 
 
 @exercise("15.3", "Does the gate fail?",
