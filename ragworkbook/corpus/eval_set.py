@@ -26,6 +26,7 @@ from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
     element_lines,
+    gc_paused,
     location,
     parse_json,
     parse_jsonl,
@@ -185,6 +186,11 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 
         path = data_path(DEFAULT_EVAL_SET)
     path = Path(path)
+    with gc_paused():
+        return _load_eval_set(path)
+
+
+def _load_eval_set(path: Path) -> EvalSet:
     text = read_text(path)
     meta: dict[str, Any] = {}
     if path.suffix.lower() == ".jsonl":

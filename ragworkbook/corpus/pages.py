@@ -28,6 +28,7 @@ from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
     element_lines,
+    gc_paused,
     location,
     parse_json,
     parse_jsonl,
@@ -236,6 +237,11 @@ def _load_json_corpus(path: Path) -> Corpus:
     each line is one page and the title is the file name. Errors name the
     file, line and field.
     """
+    with gc_paused():
+        return _parse_json_corpus(path)
+
+
+def _parse_json_corpus(path: Path) -> Corpus:
     text = read_text(path)
     if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)

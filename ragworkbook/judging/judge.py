@@ -6,7 +6,8 @@ asks its questions through a :class:`Judge`, which wraps a
 
 - **a JSON schema on every call** (``Generator.chat(..., schema=...)``), so the
   backend constrains decoding and the base class retries unparseable output a
-  bounded number of times (``Generator.max_retries``);
+  bounded number of times (``Generator.max_retries``), each retry with the error
+  fed back and a raised temperature (:func:`ragworkbook.llm.base.retry_request`);
 - **failure capture**: an :class:`~ragworkbook.llm.base.OutputParseError`, a
   timeout, or another error of one request (an :class:`~ragworkbook.llm.base.LLMError`
   such as a server error mid-stream or a prompt too long for the model's
@@ -69,7 +70,10 @@ class JudgeCall:
     ``data`` is the parsed JSON (None when the call failed); ``error`` says why it
     failed (``"output_parse_error: ..."``, ``"timeout: ..."`` or ``"llm_error: ..."``);
     ``raw_outputs`` keeps
-    every attempt's text; ``cached`` is True when no model call was needed.
+    every attempt's text and ``tries`` every attempt's options, the messages a
+    retry added (the error fed back) and its error
+    (:func:`ragworkbook.llm.base.retry_request`); ``cached`` is True when no model
+    call was needed.
     """
 
     prompt: str
@@ -80,6 +84,7 @@ class JudgeCall:
     attempts: int = 0
     error: str | None = None
     cached: bool = False
+    tries: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -172,14 +177,14 @@ class Judge:
         self.n_cache_hits += 1
         return JudgeCall(prompt=prompt_name, key=key, data=hit.get("data"), text=hit.get("text", ""),
                          raw_outputs=list(hit.get("raw_outputs", [])), attempts=hit.get("attempts", 0),
-                         error=hit.get("error"), cached=True)
+                         error=hit.get("error"), cached=True, tries=list(hit.get("tries", [])))
 
     def _store(self, call: JudgeCall) -> None:
         if call.error is not None and (not self.cache_failures
                                        or call.error.startswith(("timeout", "llm_error"))):
             return
         entry = {"data": call.data, "text": call.text, "raw_outputs": call.raw_outputs,
-                 "attempts": call.attempts, "error": call.error}
+                 "attempts": call.attempts, "error": call.error, "tries": call.tries}
         with self._lock:
             self._cache[call.key] = entry
             if self.cache_path is not None:
@@ -193,13 +198,14 @@ class Judge:
             gen = self.generator.chat(prompt, system=self.system, schema=schema, options=self.options)
         except OutputParseError as exc:
             return JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
-                             attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+                             attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}",
+                             tries=list(exc.tries))
         except _SETUP_ERRORS:
             raise
         except LLMError as exc:
             return JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
         return JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
-                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts, tries=list(gen.tries))
 
     def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
         """Ask one schema-constrained question (synchronously), through the cache."""
@@ -240,7 +246,8 @@ class Judge:
                 gen = await (asyncio.wait_for(coro, self.timeout) if self.timeout else coro)
             except OutputParseError as exc:
                 result = JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
-                                   attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}")
+                                   attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}",
+                                   tries=list(exc.tries))
             except asyncio.TimeoutError:
                 result = JudgeCall(prompt=name, key=key,
                                    error=f"timeout: no answer within {self.timeout} s")
@@ -250,7 +257,8 @@ class Judge:
                 result = JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
             else:
                 result = JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
-                                   raw_outputs=list(gen.raw_outputs), attempts=gen.attempts)
+                                   raw_outputs=list(gen.raw_outputs), attempts=gen.attempts,
+                                   tries=list(gen.tries))
         self._store(result)
         return result
 

@@ -5,10 +5,26 @@ A *request* is a chat: a list of ``{"role": ..., "content": ...}`` messages
 schema. When a schema is given the backend constrains decoding to it (Ollama's
 ``format``, llama.cpp's grammar) and the parsed object is returned in
 ``Generation.data``; output that still does not parse is retried a bounded
-number of times and then raises :class:`OutputParseError` carrying every raw
-output.
+number of times and then raises :class:`OutputParseError` carrying every attempt.
 
 Defaults: temperature 0 and seed 0, so the same request gives the same answer.
+
+Retries change the request (:func:`retry_request`), because at temperature 0
+the same request gives the same broken answer again. Retry number ``k`` (1, 2,
+...) sends **both**:
+
+- **the error fed back**: the original messages, then the failed output as an
+  ``assistant`` message (its first :data:`FEEDBACK_CHARS` characters), then a
+  ``user`` message naming the parse or schema error and asking for a short
+  reply with only the JSON;
+- **a raised temperature**: ``max(temperature, RETRY_TEMPERATURES[k - 1])``
+  (0.5, then 0.8), with the seed moved on by ``k`` so a sampling backend draws
+  a new answer.
+
+Every attempt is kept on ``Generation.tries`` (and on the error): the options
+it was sent with, the messages added to the original request, the raw output
+and the error it gave. A recording stores them (``"tries"``) for every request
+that needed more than one attempt.
 """
 
 from __future__ import annotations
@@ -22,6 +38,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "num_predict": 256}
+
+#: Temperature floor of retry 1, 2, ... (later retries use the last value).
+RETRY_TEMPERATURES: tuple[float, ...] = (0.5, 0.8)
+#: How much of a failed output is shown back to the model on a retry.
+FEEDBACK_CHARS = 300
 
 
 class LLMError(RuntimeError):
@@ -39,12 +60,15 @@ class ModelNotFound(LLMError):
 class OutputParseError(LLMError):
     """Structured output did not parse/validate after the allowed retries.
 
-    ``raw_outputs`` keeps every attempt's text for inspection.
+    ``raw_outputs`` keeps every attempt's text for inspection; ``tries`` every
+    attempt's options, added messages, output and error (see :func:`retry_request`).
     """
 
-    def __init__(self, message: str, raw_outputs: Sequence[str] = ()):
+    def __init__(self, message: str, raw_outputs: Sequence[str] = (),
+                 tries: Sequence[Mapping[str, Any]] = ()):
         super().__init__(message)
         self.raw_outputs = list(raw_outputs)
+        self.tries = [dict(t) for t in tries]
 
 
 class ReplayMissError(LLMError):
@@ -98,6 +122,9 @@ class Generation:
     key: str = ""
     attempts: int = 1
     raw_outputs: list[str] = field(default_factory=list)
+    #: every attempt: ``{"options", "added_messages", "output", "error"}`` (see :func:`retry_request`);
+    #: compared, but left out of the repr (which stays as short as before)
+    tries: list[dict[str, Any]] = field(default_factory=list, repr=False)
     # Not part of the answer: left out of repr and == so a replayed answer prints and
     # compares exactly like the live one it was recorded from.
     replayed: bool = field(default=False, repr=False, compare=False)
@@ -132,26 +159,26 @@ class Generator(ABC):
              options: Mapping[str, Any] | None = None) -> Generation:
         """Generate one answer; with ``schema``, parse and validate it (bounded retries)."""
         messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
-        raws: list[str] = []
+        tries: list[dict[str, Any]] = []
         for attempt in range(self._attempts(schema)):
-            raws.append(self._chat_once(messages, _attempt_options(opts, attempt), schema))
-            gen = self._accept(raws, schema, key)
-            if gen is not None:
-                return gen
-        raise self._parse_error(raws, schema)
+            msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
+            tries.append(_try(o, added, self._chat_once(msgs, o, schema), schema))
+            if tries[-1]["error"] is None:
+                return self._generation(tries, schema, key)
+        raise self._parse_error(tries)
 
     async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
                     schema: Mapping[str, Any] | None = None,
                     options: Mapping[str, Any] | None = None) -> Generation:
         """Async :meth:`chat`: same request, same answer, same retries."""
         messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
-        raws: list[str] = []
+        tries: list[dict[str, Any]] = []
         for attempt in range(self._attempts(schema)):
-            raws.append(await self._achat_once(messages, _attempt_options(opts, attempt), schema))
-            gen = self._accept(raws, schema, key)
-            if gen is not None:
-                return gen
-        raise self._parse_error(raws, schema)
+            msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
+            tries.append(_try(o, added, await self._achat_once(msgs, o, schema), schema))
+            if tries[-1]["error"] is None:
+                return self._generation(tries, schema, key)
+        raise self._parse_error(tries)
 
     # --- shared by chat/achat ----------------------------------------------------
     def _prepare(self, prompt_or_messages: str | Sequence[Message], system: str | None,
@@ -164,40 +191,69 @@ class Generator(ABC):
     def _attempts(self, schema: Mapping[str, Any] | None) -> int:
         return 1 + (self.max_retries if schema is not None else 0)
 
-    def _accept(self, raws: list[str], schema: Mapping[str, Any] | None, key: str) -> Generation | None:
-        """The Generation for the last raw output, or None when it does not parse."""
-        text = raws[-1]
-        if schema is None:
-            return Generation(text=text, backend=self.backend, model=self.model, key=key,
-                              attempts=len(raws), raw_outputs=list(raws))
-        try:
-            data = parse_json_output(text, schema)
-        except ValueError:
-            return None
-        return Generation(text=text, backend=self.backend, model=self.model, data=data,
-                          key=key, attempts=len(raws), raw_outputs=list(raws))
+    def _generation(self, tries: list[dict[str, Any]], schema: Mapping[str, Any] | None,
+                    key: str) -> Generation:
+        """The Generation for the last (successful) attempt."""
+        text = tries[-1]["output"]
+        data = parse_json_output(text, schema) if schema is not None else None
+        return Generation(text=text, backend=self.backend, model=self.model, data=data, key=key,
+                          attempts=len(tries), raw_outputs=[t["output"] for t in tries], tries=tries)
 
-    def _parse_error(self, raws: list[str], schema: Mapping[str, Any] | None) -> OutputParseError:
-        try:
-            parse_json_output(raws[-1], schema or {})
-            reason = "unknown"
-        except ValueError as exc:
-            reason = str(exc)
+    def _parse_error(self, tries: list[dict[str, Any]]) -> OutputParseError:
         return OutputParseError(
             f"{self.backend}:{self.model} output did not match the JSON schema after "
-            f"{len(raws)} attempts ({reason}); raw outputs kept on .raw_outputs. Try a larger "
-            "num_predict (a truncated answer is invalid JSON) or a simpler schema.",
-            raws,
+            f"{len(tries)} attempts ({tries[-1]['error']}); each retry fed the error back and raised "
+            "the temperature; every attempt is kept on .tries and .raw_outputs. Try a larger "
+            "num_predict (a truncated answer is invalid JSON), a simpler schema or a larger model.",
+            [t["output"] for t in tries], tries,
         )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} backend={self.backend!r} model={self.model!r}>"
 
 
-def _attempt_options(opts: dict[str, Any], attempt: int) -> dict[str, Any]:
-    """Options for retry number ``attempt``: a retry changes the seed so a sampling
-    backend can give a different answer (at temperature 0 it usually does not)."""
-    return opts if attempt == 0 else {**opts, "seed": int(opts.get("seed", 0)) + attempt}
+def retry_request(messages: list[dict[str, str]], options: dict[str, Any], attempt: int,
+                  last: Mapping[str, Any] | None) -> tuple[list[dict[str, str]], dict[str, Any],
+                                                          list[dict[str, str]]]:
+    """The messages and options of attempt number ``attempt`` (0 = the request as asked).
+
+    A retry (``attempt >= 1``) changes the request in two ways: the failed output
+    of the previous attempt (``last``, a ``tries`` entry) is shown back with its
+    error, and the temperature is raised to at least ``RETRY_TEMPERATURES[attempt - 1]``
+    (the seed moves on by ``attempt``). Returns ``(messages, options, added)``,
+    ``added`` being the messages appended to the original ones.
+    """
+    if attempt == 0:
+        return messages, options, []
+    if last is None:
+        raise ValueError("a retry needs the previous attempt (its output and error)")
+    output = str(last["output"])
+    shown = output if len(output) <= FEEDBACK_CHARS else output[:FEEDBACK_CHARS] + " [...]"
+    added = [
+        {"role": "assistant", "content": shown},
+        {"role": "user", "content": (
+            f"That reply could not be used: {last['error']}. Reply again with only the JSON "
+            "object in the requested format, and keep every text in it short so the reply is "
+            "complete."
+        )},
+    ]
+    floor = RETRY_TEMPERATURES[min(attempt, len(RETRY_TEMPERATURES)) - 1]
+    opts = {**options, "temperature": max(float(options.get("temperature", 0.0)), floor),
+            "seed": int(options.get("seed", 0)) + attempt}
+    return messages + added, opts, added
+
+
+def _try(options: dict[str, Any], added: list[dict[str, str]], output: str,
+         schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """One attempt as kept on ``Generation.tries``: what was added to the request, and what came back."""
+    error = None
+    if schema is not None:
+        try:
+            parse_json_output(output, schema)
+        except ValueError as exc:
+            error = str(exc)
+    return {"options": dict(options), "added_messages": [dict(m) for m in added], "output": output,
+            "error": error}
 
 
 def parse_json_output(text: str, schema: Mapping[str, Any]) -> Any:

@@ -17,9 +17,16 @@ A recording file (``data/recordings/NN_name.json``) is UTF-8 JSON::
     }
 
 The key is :func:`ragworkbook.llm.base.request_key` (SHA-256 of messages,
-options, schema and model). A request whose structured output failed after the
-retries is recorded with ``"error": {"type": "OutputParseError", "message": ...}``
-and replayed as the same error, so failure counts replay too.
+options, schema and model) of the request as asked. A request whose structured
+output failed after the retries is recorded with ``"error": {"type":
+"OutputParseError", "message": ...}`` and replayed as the same error, so failure
+counts replay too.
+
+A request that took more than one attempt (or failed) also records ``"tries"``: one object
+per attempt with the ``options`` it was sent with, the ``added_messages`` (the
+failed output and the error fed back, see :func:`ragworkbook.llm.base.retry_request`),
+its ``output`` and its ``error``. A successful one-attempt entry has no ``"tries"`` (its
+single attempt is the entry itself), so older recordings replay unchanged.
 
 Files are written atomically (``ragworkbook._io``), with sorted keys and a fixed
 indent, so re-recording the same run gives the same bytes; an entry whose answer
@@ -141,11 +148,29 @@ def make_entry(backend: str, model: str, messages: Sequence[Message], options: M
     }
     if gen is not None:
         entry.update(text=gen.text, attempts=gen.attempts, raw_outputs=list(gen.raw_outputs))
+        tries = gen.tries
     else:
         assert error is not None
         entry.update(error={"type": "OutputParseError", "message": str(error)},
                      raw_outputs=list(error.raw_outputs), attempts=len(error.raw_outputs))
+        tries = error.tries
+    if tries and (entry["attempts"] > 1 or error is not None):
+        entry["tries"] = list(tries)
     return _canonical(entry)
+
+
+def entry_tries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The attempts of a recorded entry: its ``"tries"``, or for a one-attempt entry the entry itself.
+
+    An entry with several attempts but no ``"tries"`` (recorded before retries changed
+    the request) gives an empty list: what those attempts were sent with is unknown.
+    """
+    if "tries" in entry:
+        return [dict(t) for t in entry["tries"]]
+    if int(entry.get("attempts", 1)) != 1 or "error" in entry:
+        return []
+    return [{"options": dict(entry.get("options", {})), "added_messages": [], "output": entry["text"],
+             "error": None}]
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -254,12 +279,14 @@ class ReplayGenerator(Generator):
 
     def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:
         if "error" in entry:
-            raise OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []))
+            raise OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []),
+                                   entry_tries(entry))
         text = entry["text"]
         data = parse_json_output(text, schema) if schema is not None else None
         return Generation(text=text, backend=entry["backend"], model=entry["model"], data=data, key=key,
                           attempts=int(entry.get("attempts", 1)),
-                          raw_outputs=list(entry.get("raw_outputs", [text])), replayed=True)
+                          raw_outputs=list(entry.get("raw_outputs", [text])), tries=entry_tries(entry),
+                          replayed=True)
 
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
              schema: Mapping[str, Any] | None = None,

@@ -278,7 +278,7 @@ def _fake_judge():
         backend = "fake"
 
         def _chat_once(self, messages, options, schema):
-            prompt = messages[-1]["content"]
+            prompt = next(m["content"] for m in messages if m["role"] == "user")  # not retry feedback
             if "BROKEN" in prompt:
                 return "this is not JSON"
             req = (schema or {}).get("required", [])

@@ -40,7 +40,7 @@ class RuleJudge(Generator):
     def _chat_once(self, messages, options, schema):
         with self.lock:
             self.calls += 1
-        prompt = messages[-1]["content"]
+        prompt = next(m["content"] for m in messages if m["role"] == "user")  # not retry feedback
         props = schema["properties"]
         if "statements" in props:
             answer = _field(prompt, "Answer")
