@@ -11,6 +11,11 @@ Each schema's ``description`` states the file forms, the accepted field names,
 the id rule and where relevance comes from. ``ragworkbook schema NAME`` prints
 one. The loaders validate every record with :func:`record_problems` and report
 a file's problems together, each with its line and field.
+
+Two validators read the same schema: ``fastjsonschema`` (compiled to Python,
+about 20 times faster) accepts the valid records, which are nearly all of them,
+and ``jsonschema`` explains the rest, field by field. A test checks that the
+two agree.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SCHEMAS", "schema_path", "schema_text", "load_schema", "record_problems"]
+__all__ = ["SCHEMAS", "schema_path", "schema_text", "load_schema", "is_valid", "record_problems"]
 
 #: Schema name -> file inside this package.
 SCHEMAS = {"answers": "answers.schema.json", "eval-set": "eval_set.schema.json"}
@@ -54,6 +59,26 @@ def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(load_schema(name))
+
+
+@cache
+def _fast(name: str) -> Any:
+    import copy
+
+    import fastjsonschema
+
+    return fastjsonschema.compile(copy.deepcopy(load_schema(name)))  # it writes into the schema it gets
+
+
+def is_valid(record: Any, name: str) -> bool:
+    """Does ``record`` follow schema ``name``? (the compiled validator: fast, no explanation)"""
+    from fastjsonschema import JsonSchemaException
+
+    try:
+        _fast(name)(record)
+    except JsonSchemaException:
+        return False
+    return True
 
 
 _ARTICLE = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
@@ -130,6 +155,8 @@ def record_problems(record: Any, name: str, where: str, what: str = "record") ->
     """Every way ``record`` breaks schema ``name``: messages starting with ``where`` (file and line),
     naming the field (``"<where>: field 'contexts[2]' must be a string or an object, got integer"``,
     ``"<where>: record is missing the field 'question' (or 'user_input')"``)."""
+    if is_valid(record, name):
+        return []
     out: list[str] = []
     errors = sorted(_validator(name).iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
     for err in errors:

@@ -197,3 +197,36 @@ def test_eval_set_keyword_and_id_optional_ragas_names(tmp_path):
     assert "set.jsonl, line 4: field 'keyword' is empty" in msg
     # the bundled set is unchanged
     assert load_eval_set()[0].keyword == "h = 8"
+
+
+def _values():
+    from hypothesis import strategies as st
+
+    scalar = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=False, width=16),
+                       st.sampled_from(["", " ", "q", "x y"]))
+    context = st.one_of(scalar, st.fixed_dictionaries({}, optional={"text": scalar, "id": scalar,
+                                                                    "rank": scalar}))
+    return st.one_of(scalar, st.lists(context, max_size=3))
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_the_fast_and_the_explaining_validators_agree(name):
+    """fastjsonschema accepts, jsonschema explains: on any record they must give the same verdict."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ragworkbook.schemas import _validator, is_valid
+
+    keys = sorted(load_schema(name)["properties"]) + ["extra"]
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(st.dictionaries(st.sampled_from(keys), _values(), max_size=6))
+    def agree(rec):
+        assert is_valid(rec, name) == _validator(name).is_valid(rec), rec
+        assert (record_problems(rec, name, "x") == []) == is_valid(rec, name), rec
+
+    agree()
+    good = {"answers": {"user_input": "q", "response": "",
+                        "retrieved_contexts": ["a", {"id": 1, "text": "b"}]},
+            "eval-set": {"question": "q", "ground_truth": "r", "keyword": None}}[name]
+    assert is_valid(good, name) and _validator(name).is_valid(good)
