@@ -174,8 +174,11 @@ def test_fields_table_matches_the_schemas():
     props = set(load_schema("answers")["properties"])
     assert props == {n for names in FIELDS.values() for n in names}
     assert set(load_schema("eval-set")["properties"]) == {n for names in EVAL_FIELDS.values() for n in names}
+    from jsonschema import Draft202012Validator
+
     for name in SCHEMAS:
-        assert json.loads(schema_text(name)) == load_schema(name)  # valid JSON Schema (checked on load)
+        assert json.loads(schema_text(name)) == load_schema(name)
+        Draft202012Validator.check_schema(load_schema(name))  # a valid JSON Schema
     assert record_problems({"question": "q", "answer": "a", "contexts": []}, "answers", "x") == []
 
 
