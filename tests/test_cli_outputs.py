@@ -187,3 +187,20 @@ def test_download_paper_says_when_it_kept_the_file(tmp_path, monkeypatch, capsys
     assert out.startswith(f"kept the existing {dest}") and "nothing downloaded" in out and "2 pages" in out
     status, out, _ = _run(["download-paper", "--out", str(dest), "--force"], capsys)
     assert len(calls) == 2 and out.startswith(f"saved {dest}")
+
+
+def test_eval_pipeline_with_a_qrels_file(tmp_path, capsys, monkeypatch):
+    """--qrels replaces the keyword ground truth; questions it does not judge are undefined, not 0."""
+    from ragworkbook.corpus.trec import write_qrels
+
+    monkeypatch.delenv("RAGWORKBOOK_BACKEND", raising=False)
+    monkeypatch.delenv("RAGWORKBOOK_RECORD", raising=False)
+    qrels = write_qrels({"q1": {"p05-c02": 1}, "q2": {"p99-c01": 1}}, tmp_path / "q.txt")
+    argv = ["eval", "--retriever", "bm25", "--recording", str(data_path("recordings", "12_end_to_end.json")),
+            "--qrels", str(qrels), "--metric", "recall@3", "--no-progress", "--out", str(tmp_path / "r.json")]
+    status, out, err = _run(argv, capsys)
+    assert status == 0, err
+    rep = Report.load(tmp_path / "r.json")
+    assert rep.values("recall@3")[1] == 0.0  # judged, and its relevant chunk not retrieved
+    assert rep.aggregates["recall@3"].n == 2 and rep.aggregates["recall@3"].undefined == 6
+    assert "recall@3: 6 undefined (no_relevance)" in out

@@ -277,7 +277,8 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         rankings[it.id] = [context_id(c) or f"<context {n}>" for n, c in enumerate(ranking, start=1)]
         rows.append(row)
     unjudged = {str(q) for q in unjudged}
-    forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no keyword and no relevance judgements")
+    forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no relevance judgements (no keyword for "
+                                          "the keyword rule, or absent from the qrels given)")
               for it in items if it.id in unjudged}
     info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(rows),
                             "eval_set": getattr(eval_set, "name", "")}
