@@ -7,7 +7,7 @@ BACKEND ?= embedded
 PY := $(VENV)/bin/python
 NBVAL_FLAGS := --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
-.PHONY: setup reproduce test unit notebooks lab lint bench
+.PHONY: setup reproduce test unit fast notebooks lab lint bench
 
 setup: $(VENV)/.ragworkbook-installed
 
@@ -23,6 +23,10 @@ test: setup
 
 unit: setup
 	$(PY) -m pytest tests
+
+# the unit tests that load no model (MiniLM, BERTScore, llama.cpp): seconds
+fast: setup
+	$(PY) -m pytest -m fast tests
 
 notebooks: setup
 	$(PY) -m pytest notebooks $(NBVAL_FLAGS)
