@@ -9,7 +9,7 @@ from ragworkbook.workbook.exercises import CheckResult, check, close, exercises,
 ALL = exercises()
 #: Exercises whose solution loads a model (MiniLM, BERTScore, the embedded LLM): their case is marked
 #: ``model`` (a fast test that loads one fails, see tests/conftest.py).
-NEEDS_MODEL: set[str] = set()
+NEEDS_MODEL: set[str] = {"04.2", "06.1", "08.2", "08.3"}  # MiniLM: dense retrieval, similarity, dedup
 
 
 def test_there_are_exercises_and_ids_are_unique():
