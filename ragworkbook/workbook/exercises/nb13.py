@@ -44,3 +44,54 @@ def _solve_losses() -> Solution:
                        f"changes nothing, so with k lost questions p = 2 / 2^k ({listed}). Only from {m} "
                        "losses is p below 0.05. A step that loses 5 of 8 questions passes the gate: with "
                        "eight questions it can only stop disasters.")
+
+
+def _drift_series() -> list[Any]:
+    """Five steps over eight questions; each step after the first loses two more of them (hit rate 1 -> 0)."""
+    from ragworkbook.evaluation.monitoring import Step
+    from ragworkbook.evaluation.report import Report
+
+    steps = []
+    for i in range(5):
+        rows = [{"id": f"q{j}", "question": f"question {j}",
+                 "metrics": {"hit_rate@3": 0.0 if j <= 2 * i else 1.0}} for j in range(1, 9)]
+        steps.append(Step(f"v{i + 1}", Report(rows=rows, metrics=["hit_rate@3"], meta={"name": f"v{i + 1}"})))
+    return steps
+
+
+def _first_failing() -> tuple[str, Any, Any]:
+    from ragworkbook.evaluation.monitoring import gate_series
+
+    steps = _drift_series()
+    previous = gate_series(steps, ["hit_rate@3"], against="previous")
+    first = gate_series(steps, ["hit_rate@3"], against="first")
+    failing = [label for label, ok in first["passed"].items() if not ok]
+    return failing[0], previous, first
+
+
+@exercise("13.2", "Drift that no single step shows",
+          "Five steps over eight questions: every step loses two more questions than the one before (v2 has "
+          "lost 2, v3 4, v4 6, v5 8). Predict the first step at which the gate against v1 fails, and "
+          "whether the gate against the previous step ever fails. Answer with the label of that first step "
+          "('v2'...'v5').")
+def _check_drift(answer: Any) -> tuple[bool, str]:
+    if not isinstance(answer, str):
+        return False, f"answer with a step's label, e.g. 'v3', got {type(answer).__name__}"
+    want, _, first = _first_failing()
+    label = answer.strip()
+    if label == want:
+        return True, f"against v1 the gate first fails at {want}"
+    if label not in first.index:
+        return False, f"the steps compared are {', '.join(first.index)}"
+    return False, f"at {label} the gate against v1 gives p = {first.loc[label, 'hit_rate@3 p']:.3f}"
+
+
+@solves("13.2")
+def _solve_drift() -> Solution:
+    want, previous, first = _first_failing()
+    p_first = ", ".join(f"{lab}: {p:.3f}" for lab, p in first["hit_rate@3 p"].items())
+    never = "never fails" if previous["passed"].all() else "fails too"
+    return Solution(want, "Against the previous step every change loses two questions (p = 0.5), so that "
+                          f"gate {never}. Against v1 the losses add up: p = {p_first}; below 0.05 first at "
+                          f"{want}, six lost questions. Gating only against the last step lets a system "
+                          "drift unnoticed; keep the baseline in the comparison.")
