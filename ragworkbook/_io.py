@@ -100,11 +100,13 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None
 
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
-    """An exclusive advisory lock on ``PATH.lock`` (``fcntl.flock``), held for the ``with`` block.
+    """An exclusive advisory lock (``fcntl.flock``) for updating ``path``, held for the ``with`` block.
 
-    Processes that update the same file through this lock take turns; the lock is released
-    when the block ends or the process dies. Where ``fcntl`` is missing (Windows) the block
-    runs unlocked.
+    The lock is taken on the folder that holds ``path``, so no lock file is left beside it (a
+    recording folder stays clean); writers of other files in that folder take turns too, which
+    costs nothing for writes this short. Processes that update the same file through this lock
+    take turns; the lock is released when the block ends or the process dies. Where ``fcntl`` is
+    missing (Windows) the block runs unlocked.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,12 +115,15 @@ def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    with open(path.with_name(path.name + ".lock"), "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def locked_update(path: str | os.PathLike[str], read: Callable[[Path], Any],

@@ -28,6 +28,32 @@ class UsageError(Exception):
     """A problem with the user's input: printed as ``error: ...`` with exit code 2."""
 
 
+def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
+    """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
+    ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    import shlex
+
+    from ragworkbook.llm import get_generator
+
+    argv = list(getattr(args, "argv", None) or [])
+    if "--backend" in argv:
+        i = argv.index("--backend")
+        del argv[i:i + 2]
+    argv = [a for a in argv if not a.startswith("--backend=")]
+    hint = ("record the missing answers by running the command live: RAGWORKBOOK_RECORD=1 "
+            + shlex.join(["ragworkbook", *argv, "--backend", "embedded"])
+            + " (or --backend ollama)")
+    kwargs = {"timeout": args.ollama_timeout} if getattr(args, "ollama_timeout", None) is not None else {}
+    return get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                         announce=announce, record_hint=hint, **kwargs)
+
+
+def _add_ollama_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ollama-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for the Ollama server (connecting, and each read of an answer); "
+                   "default $RAGWORKBOOK_OLLAMA_TIMEOUT, else 300")
+
+
 def _split_names(values: Iterable[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -76,7 +102,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     """``ragworkbook doctor [--json] [--deep]``: exit 0 when the offline default works."""
     from ragworkbook.workbook.doctor import doctor_report, format_report
 
-    report = doctor_report(deep=args.deep)
+    report = doctor_report(deep=args.deep, chat_timeout=args.ollama_timeout)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
@@ -211,11 +237,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     ids = check_ids(_split_names(args.only))
     generator = None
     if any(i in NEEDS_MODEL for i in ids):
-        from ragworkbook.llm import get_generator
-
         # with --json, stdout must be JSON only: no "using embedded backend" line
-        generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                                  announce=not args.json)
+        generator = _generator(args, announce=not args.json)
     rows = reproduce_all(generator, only=ids, progress=not args.no_progress)
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
@@ -280,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--deep", action="store_true",
                    help="also load NLTK's WordNet to prove it works (several seconds)")
+    p.add_argument("--ollama-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long the chat check waits for the Ollama server (default "
+                   "$RAGWORKBOOK_OLLAMA_TIMEOUT, else 60)")
     p = add("download-paper", cmd_download_paper,
             help="download 'Attention Is All You Need' from arXiv (needs the internet)")
     p.add_argument("--out", default=None, help="where to save the PDF")
@@ -336,6 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recording", default=None, help="replay/record file for the generator")
     p.add_argument("--only", action="append", default=None, metavar="ID",
                    help="only these rows (e.g. --only A1 --only C3), repeatable or comma-separated")
+    _add_ollama_timeout(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -343,7 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (see the module docstring)."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    args.argv = argv
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
