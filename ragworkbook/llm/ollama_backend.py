@@ -165,14 +165,15 @@ class OllamaGenerator(Generator):
                 )
             status = f"HTTP {exc.status_code}" if exc.status_code and exc.status_code > 0 else "mid-stream"
             shown = msg if len(msg) <= _SNIPPET else _snippet(msg)
-            return LLMError(f"the Ollama server at {self.host} returned an error ({status}): {shown}")
+            return LLMError(f"the Ollama server at {self.host} returned an error ({status}, model "
+                            f"{self.model!r}): {shown}")
         if isinstance(exc, httpx.TimeoutException):
             return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout:g} s "
                             f"(model {self.model!r}); allow longer with --ollama-timeout SECONDS or "
                             "RAGWORKBOOK_OLLAMA_TIMEOUT (in Python: timeout=), or use a smaller model")
         if isinstance(exc, httpx.HTTPError):
-            return LLMError(f"the connection to the Ollama server at {self.host} failed: "
-                            f"{type(exc).__name__}: {exc}")
+            return LLMError(f"the connection to the Ollama server at {self.host} failed (model "
+                            f"{self.model!r}): {type(exc).__name__}: {exc}")
         return LLMError(f"the Ollama request failed: {type(exc).__name__}: {exc}")
 
     # --- generation -------------------------------------------------------------------

@@ -81,10 +81,17 @@ SCRIPT_RECORD_HINT = (
 )
 
 
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (IPython's shell is the kernel's ZMQ shell)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
 def record_hint() -> str:
     """The record hint that fits where this process runs: the notebook command inside a Jupyter
     kernel, else the same environment variables for a script (the CLI passes its own)."""
-    return NOTEBOOK_RECORD_HINT if "ipykernel" in sys.modules else SCRIPT_RECORD_HINT
+    return NOTEBOOK_RECORD_HINT if in_notebook() else SCRIPT_RECORD_HINT
 
 
 def entry_checksum(entry: Mapping[str, Any]) -> str:
@@ -138,9 +145,18 @@ class Recording:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._stamp: tuple[int, int, int] | None = None  # the file as this object last read or wrote it
         self.entries: dict[str, dict[str, Any]] = self._load()
 
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
     def _load(self) -> dict[str, dict[str, Any]]:
+        self._stamp = self._file_stamp()
         if not self.path.exists():
             return {}
         if self.path.is_dir():
@@ -218,13 +234,17 @@ class Recording:
             def write(path: Path, merged: dict[str, dict[str, Any]]) -> None:
                 if changed:
                     atomic_write_text(path, _dumps(merged))
+                    self._stamp = self._file_stamp()
 
-            merged = locked_update(self.path, self._read_entries, merge, write)
+            merged = locked_update(self.path, self._on_disk, merge, write)
             self.entries = merged  # only after the file is safely written
             return changed
 
-    def _read_entries(self, path: Path) -> dict[str, dict[str, Any]]:
-        return Recording(path).entries
+    def _on_disk(self, path: Path) -> dict[str, dict[str, Any]]:
+        """The entries in the file now: re-read (and checked) only when another writer changed it."""
+        if self._file_stamp() == self._stamp and self._stamp is not None:
+            return self.entries
+        return self._load()
 
 
 def _dumps(entries: Mapping[str, Any]) -> str:

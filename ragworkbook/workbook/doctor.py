@@ -160,7 +160,8 @@ def _replay_status() -> dict[str, Any]:
         for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
             try:
                 rec = Recording(f)
-                out["recordings"].append({"file": f.name, "entries": len(rec), "models": rec.models()})
+                out["recordings"].append({"file": f.name, "entries": len(rec), "models": rec.models(),
+                                          "without_checksum": rec.unchecked()})
             except ValueError as exc:
                 out["recordings"].append({"file": f.name, "entries": 0, "models": [], "error": str(exc)})
         out["ok"] = any(r["entries"] for r in out["recordings"])
