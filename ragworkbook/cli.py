@@ -170,10 +170,7 @@ def _unscored_lines(report: Report) -> list[str]:
 def _eval_judge(args: argparse.Namespace) -> Any:
     if not args.judge:
         return None
-    from ragworkbook.llm import get_generator
-
-    return get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                         announce=not args.json)
+    return _generator(args, announce=not args.json)
 
 
 def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
@@ -222,35 +219,55 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 
     retriever_kind = args.retriever or "dense"
     retriever = build_retriever(retriever_kind, chunks)
-    from ragworkbook.llm import get_generator
     from ragworkbook.pipeline.naive import NaiveRAG
 
-    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                              announce=not args.json)
+    generator = _generator(args, announce=not args.json)
     pipeline = NaiveRAG(retriever, generator, k=k, depth=depth)
+    import hashlib
+
+    corpus_sha = hashlib.sha256("\n".join(f"{c.id}\t{c.text}" for c in chunks).encode("utf-8")).hexdigest()
     return evaluate(pipeline, eval_set, qrels=qrels if qrels else None, k=k,
                     judge=generator if args.judge else None, metrics=[m.name for m in wanted],
                     progress=not args.no_progress, name=args.name, unjudged=unjudged,
-                    meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")})
+                    meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")},
+                    out=args.out, resume=args.resume,
+                    settings={"retriever": retriever_kind, "corpus_chunks": f"sha256:{corpus_sha}"})
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
+    from ragworkbook._io import check_writable
     from ragworkbook._validate import check_k
 
+    if args.out:
+        check_writable(args.out)  # before any work: a long run never ends on an unwritable path
+    if args.resume and not args.out:
+        raise UsageError("--resume continues the report written to --out: give --out PATH")
+    if args.resume and args.answers:
+        raise UsageError("--resume continues a pipeline run (questions asked and answered); with --answers "
+                         "nothing is generated: run it again without --resume")
     k = check_k(args.k, "--k")
     qrels = None
     if args.qrels:
         from ragworkbook.corpus.trec import read_qrels
 
         qrels = read_qrels(args.qrels)
-    report = _eval_answers(args, k, qrels) if args.answers else _eval_pipeline(args, k, qrels)
-    if args.out:
-        report.save(args.out)
+    if args.answers:
+        report = _eval_answers(args, k, qrels)
+        if args.out:
+            report.save(args.out)
+    else:
+        try:
+            report = _eval_pipeline(args, k, qrels)  # saves to --out as it goes
+        except KeyboardInterrupt:
+            if args.out:
+                print(f"ragworkbook eval: interrupted; the report so far is in {args.out}: run the same "
+                      "command with --resume to go on from there", file=sys.stderr)
+            raise
     if args.json:
         print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
-        return 0
+        return _generation_status(args, report)
     m = report.meta
     if args.answers:
         rel = ", ".join(f"{n} by {src}" if src in ("qrels", "ids", "keyword") else f"{n} none ({src})"
@@ -272,7 +289,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("\n".join(lines))
     if args.out:
         print(f"report saved to {args.out}")
-    return 0
+    sys.stdout.flush()
+    return _generation_status(args, report)
+
+
+def _generation_status(args: argparse.Namespace, report: Report) -> int:
+    """Say on stderr which questions could not be answered, and why; 1 when the backend stopped the
+    run or no question was answered, else 0."""
+    failed = [r for r in report.rows if r.get("error")]
+    judge_stopped = report.meta.get("judge_stopped")
+    if judge_stopped:
+        print(f"ragworkbook eval: error: {judge_stopped}; the judged metrics of the questions after it are "
+              "failed (not asked), every other value is kept", file=sys.stderr)
+    if not failed:
+        return 1 if judge_stopped else 0
+    reasons: dict[str, int] = {}
+    for r in failed:
+        reasons[r["error"]["reason"]] = reasons.get(r["error"]["reason"], 0) + 1
+    how = ", ".join(f"{n} {why}" for why, n in reasons.items())
+    counted = f"{len(failed)} of {len(report.rows)} questions have no answer ({how})"
+    resume = (f"; the report is in {args.out}: after fixing it, run the same command with --resume to ask "
+              "only those" if args.out else "")
+    if report.meta.get("stopped") or len(failed) == len(report.rows):
+        first = failed[0]["error"]["message"]
+        print(f"ragworkbook eval: error: {first}", file=sys.stderr)
+        print(f"ragworkbook eval: {counted}{resume}", file=sys.stderr)
+        return 1
+    print(f"ragworkbook eval: {counted}; the other rows are kept{resume}", file=sys.stderr)
+    print(f"  first failure ({failed[0]['id']}): {failed[0]['error']['message']}", file=sys.stderr)
+    return 1 if judge_stopped else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -482,7 +527,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric to compute, repeatable or comma-separated (default: the registry's "
                    "defaults that apply); a retrieval metric without a cutoff is taken at k")
     p.add_argument("--name", default="", help="a name for this run, stored in the report")
-    p.add_argument("--out", default=None, help="write the report JSON here")
+    p.add_argument("--out", default=None,
+                   help="write the report JSON here (checked before any work; a pipeline run saves it as it "
+                   "goes, every 16 questions and when interrupted)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on from the report in --out: keep its rows made with the same settings (model, "
+                   "prompt, retriever, k, corpus, relevance, judge) and the same question, ask only the "
+                   "questions without an answer, compute only the values that failed or are missing")
+    _add_ollama_timeout(p)
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
