@@ -7,7 +7,8 @@ imported inside the handlers, so ``ragworkbook --help`` stays fast.
 Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 ``reproduce`` with a documented-exact row that did not reproduce, ``doctor``
 with a problem) or a generation backend cannot answer (no Ollama server, model
-not pulled, strict-replay miss: the message says what to do); 2 for bad input
+not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
+and exits 0 when only some questions failed, counted in the report); 2 for bad input
 (unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
 printed as ``ragworkbook CMD: error: ...``.
 """
