@@ -335,7 +335,7 @@ def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qr
     into the rows, leaving their other metrics as they are."""
     if not rows or not metrics:
         return {}
-    names = {m.name for m in metrics}
+    names = [m.name for m in metrics]
     copies = [{"id": r["id"], "question": r["question"], "reference": r["reference"], "answer": r["answer"],
                "contexts": r["contexts"], "metrics": {}, "unscored": {}} for r in rows]
     rankings = {str(r["id"]): _ranking_of(r) for r in rows}
@@ -345,12 +345,10 @@ def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qr
     for r, c in zip(rows, copies, strict=True):
         for name in names:
             r["metrics"][name] = c["metrics"].get(name)
-            if name in c["unscored"]:
-                r["unscored"][name] = c["unscored"][name]
-            else:
-                r["unscored"].pop(name, None)
-            if name in c.get("judgments", {}):
-                r.setdefault("judgments", {})[name] = c["judgments"][name]
+            r["unscored"].pop(name, None)
+        r["unscored"].update(c["unscored"])  # in the order score_rows gave them
+        if c.get("judgments"):
+            r.setdefault("judgments", {}).update(c["judgments"])
     return info
 
 

@@ -23,8 +23,9 @@ asks its questions through a :class:`Judge`, which wraps a
   atomically, under a lock, merged with what other processes wrote meanwhile, so
   two processes sharing one cache lose nothing). The same request to the same
   judge never reaches the model twice; ``Judge.n_model_calls`` counts the
-  requests that did. Only answers are cached: a failed call is asked again next
-  time (``cache_failures=True`` also keeps parse failures);
+  requests that did. Only answers are cached: a failed call of a live judge is
+  asked again next time (a strict replay's parse failures, which cannot change,
+  are kept; ``cache_failures=`` decides otherwise);
 - **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
   ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
   coroutine from ordinary code *and* from inside Jupyter, where an event loop is
@@ -140,14 +141,16 @@ class Judge:
         failure; None waits forever. The worker thread is not killed: its late
         answer is discarded.
     cache_failures:
-        Also cache parse failures (off by default: after the server or the model is
-        fixed, the request is asked again). Timeouts and other request errors
-        (``llm_error``) are never cached.
+        Also cache parse failures. Default (None): only for a strict replay
+        (``generator.mode == "replay"``), whose answers come from a file and cannot
+        change; a live judge's failure is asked again next time, so a fixed server or
+        model is asked anew. Timeouts and other request errors (``llm_error``) are
+        never cached.
     """
 
     def __init__(self, generator: Generator, *, options: Mapping[str, Any] | None = None,
                  cache_path: str | Path | None = None, max_concurrency: int = 2,
-                 timeout: float | None = None, cache_failures: bool = False,
+                 timeout: float | None = None, cache_failures: bool | None = None,
                  system: str | None = SYSTEM_PROMPT):
         if not isinstance(generator, Generator):
             raise TypeError(
@@ -163,7 +166,8 @@ class Judge:
         self.system = system
         self.max_concurrency = int(max_concurrency)
         self.timeout = timeout
-        self.cache_failures = cache_failures
+        self.cache_failures = (getattr(generator, "mode", "live") == "replay" if cache_failures is None
+                               else bool(cache_failures))
         self.cache_path = Path(cache_path) if cache_path is not None else None
         self._cache: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()

@@ -166,7 +166,7 @@ def test_an_unknown_model_stops_the_judge_with_the_pull_command(server):
 def test_schema_failures_are_not_cached_unless_asked(server):
     server.add_fault("schema", times=3)  # the first request and its two retries
     judge = Judge(generator(server))
-    assert judge.cache_failures is False
+    assert judge.cache_failures is False  # a live judge
     first = judge.call("verdict", PROMPT, SCHEMA)
     assert first.error.startswith("output_parse_error")
     second = judge.call("verdict", PROMPT, SCHEMA)  # asked again: the server answers now
@@ -182,3 +182,16 @@ def test_the_cache_key_has_the_server(server):
     assert generator_identity(here) == f"ollama@{server.url}"
     assert Judge(here).cache_key(PROMPT, SCHEMA) != Judge(there).cache_key(PROMPT, SCHEMA)
     assert Judge(here).cache_key(PROMPT, SCHEMA) == Judge(generator(server)).cache_key(PROMPT, SCHEMA)
+
+
+def test_a_strict_replay_keeps_its_parse_failures_since_they_cannot_change(tmp_path):
+    from fakes.judges import GarbageJudge
+
+    from ragworkbook.llm.replay import RecordingGenerator, ReplayGenerator
+
+    path = tmp_path / "rec.json"
+    Judge(RecordingGenerator(GarbageJudge(), path)).call("verdict", PROMPT, SCHEMA)
+    judge = Judge(ReplayGenerator(path))
+    assert judge.cache_failures is True
+    assert judge.call("verdict", PROMPT, SCHEMA).error.startswith("output_parse_error")
+    assert judge.call("verdict", PROMPT, SCHEMA).cached and judge.n_model_calls == 1
