@@ -363,7 +363,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
-              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A")
+              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A; "
+              f"[ci_low, ci_high] = the differences the same test does not reject at alpha "
+              f"({cmp.ci_method}), so it excludes 0 exactly when p < alpha")
         print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
     for m in gate.worse:
         print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
