@@ -86,7 +86,8 @@ class JudgmentsLLM(BaseRagasLLM):
             return got
         retry = raw_outputs[1] if len(raw_outputs) > 1 else first
         fix = fix_output_format_prompt
-        self.answer(fix, fix.input_model(output_string=first, prompt_value=text), [fix.output_model(text=retry)])
+        self.answer(fix, fix.input_model(output_string=first, prompt_value=text),
+                    [fix.output_model(text=retry)])
         return reads(prompt.output_model, retry, first_try=False)
 
     def generate_text(self, prompt, n: int = 1, temperature: float | None = 0.01, stop=None,
