@@ -62,6 +62,7 @@ class JudgmentsLLM(BaseRagasLLM):
         super().__init__(run_config=RunConfig(max_retries=1))
         self.table: dict[str, list[str] | BaseException] = {}
         self.asked: list[str] = []
+        self.fix_prompts: list[str] = []  # ragas's "fix the output format" prompts in the table
 
     def answer(self, prompt, data: BaseModel, outputs: Sequence[BaseModel | str]) -> str:
         """Answer ``prompt`` rendered with ``data`` by ``outputs`` (one per generation ragas asks
@@ -86,8 +87,8 @@ class JudgmentsLLM(BaseRagasLLM):
             return got
         retry = raw_outputs[1] if len(raw_outputs) > 1 else first
         fix = fix_output_format_prompt
-        self.answer(fix, fix.input_model(output_string=first, prompt_value=text),
-                    [fix.output_model(text=retry)])
+        self.fix_prompts.append(self.answer(fix, fix.input_model(output_string=first, prompt_value=text),
+                                            [fix.output_model(text=retry)]))
         return reads(prompt.output_model, retry, first_try=False)
 
     def generate_text(self, prompt, n: int = 1, temperature: float | None = 0.01, stop=None,

@@ -116,13 +116,15 @@ def minilm() -> OneTextAtATime:
 
 @pytest.fixture(scope="module")
 def replayed(minilm) -> tuple[list[JudgeSample], dict[str, list[JudgedResult]]]:
-    """Notebook 09's judgments: its samples and judge, ``evaluate_judged`` with the default metrics."""
-    from ragworkbook.llm import get_generator
+    """Notebook 09's judgments: its samples and judge, ``evaluate_judged`` with the default metrics.
+    The judge is the strict replay of the notebook's recording (what the notebook runs without
+    ``RAGWORKBOOK_*`` variables), whatever the developer's environment says."""
+    from ragworkbook.llm.replay import ReplayGenerator
     from ragworkbook.paths import data_path
 
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))
     samples = [JudgeSample.from_mapping(a, sample_id=a["id"]) for a in run["answers"]]
-    judge = Judge(get_generator(recording=data_path("recordings", "09_judge.json")), max_concurrency=2)
+    judge = Judge(ReplayGenerator(data_path("recordings", "09_judge.json")), max_concurrency=2)
     report = evaluate_judged(samples, judge, progress=False, embed=minilm)
     assert list(report.results) == list(JUDGED)
     return samples, report.results
@@ -358,6 +360,8 @@ def problem(rg, case: Case, r: JudgedResult, got: Any) -> str | None:
         return f"{e.kind} ({e.why}): expected {raised}, ragas gave {got!r}"
     if e.kind == "no_reference" and got.args != ("reference",):
         return f"no_reference: ragas raised KeyError{got.args}, not for 'reference'"
+    if e.kind == "unreadable" and not set(case.llm.fix_prompts) & set(case.llm.asked):
+        return "unreadable: ragas raised without asking its judge to fix the output format"
     return None
 
 
