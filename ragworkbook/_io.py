@@ -5,6 +5,9 @@
   file; a write killed midway (even by ``kill -9``) leaves the old file intact. The temporary
   file's name carries the writer's process id, so a later write removes the leftovers of writers
   that died (never those of a live one).
+- :func:`check_writable`: before a long run, whether its output path can be written at all (not
+  a folder, not under a file, in a folder this process may write to), so a run never ends in
+  an error at its last step.
 - :func:`locked_update`: for files several processes add to (the judge cache, a recording):
   take an exclusive lock, read what is on disk now, merge, write atomically, release. Two
   processes adding entries at the same time lose nothing.
@@ -21,7 +24,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_json", "file_lock", "locked_update"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_json", "check_writable", "file_lock",
+           "locked_update"]
 
 
 def _umask_mode() -> int:
@@ -92,6 +96,34 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return path
 
 
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """``path`` if a file can be written there, else an OSError naming the problem and the fix.
+
+    Refused: a folder (IsADirectoryError); a path under a file (NotADirectoryError, naming the
+    file); a folder this process may not write to (PermissionError; checked by creating and
+    removing a temporary file in the nearest existing folder). Missing folders are fine (an
+    atomic write creates them) and are not created here.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder; give a file path to write the output to")
+    folder = path.parent
+    while not folder.exists():
+        if folder == folder.parent:
+            break
+        folder = folder.parent
+    if not folder.is_dir():
+        raise NotADirectoryError(f"cannot write {path}: {folder} is a file, not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise PermissionError(f"cannot write {path}: the folder {folder} is not writable ({why})") from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
 def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -> Path:
     """Serialise ``obj`` as UTF-8 JSON (keys kept in insertion order) and write atomically."""
     text = json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
@@ -100,11 +132,13 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None
 
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
-    """An exclusive advisory lock on ``PATH.lock`` (``fcntl.flock``), held for the ``with`` block.
+    """An exclusive advisory lock (``fcntl.flock``) for updating ``path``, held for the ``with`` block.
 
-    Processes that update the same file through this lock take turns; the lock is released
-    when the block ends or the process dies. Where ``fcntl`` is missing (Windows) the block
-    runs unlocked.
+    The lock is taken on the folder that holds ``path``, so no lock file is left beside it (a
+    recording folder stays clean); writers of other files in that folder take turns too, which
+    costs nothing for writes this short. Processes that update the same file through this lock
+    take turns; the lock is released when the block ends or the process dies. Where ``fcntl`` is
+    missing (Windows) the block runs unlocked.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,12 +147,15 @@ def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    with open(path.with_name(path.name + ".lock"), "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def locked_update(path: str | os.PathLike[str], read: Callable[[Path], Any],

@@ -7,7 +7,8 @@ imported inside the handlers, so ``ragworkbook --help`` stays fast.
 Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 ``reproduce`` with a documented-exact row that did not reproduce, ``doctor``
 with a problem) or a generation backend cannot answer (no Ollama server, model
-not pulled, strict-replay miss: the message says what to do); 2 for bad input
+not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
+and exits 0 when only some questions failed, counted in the report); 2 for bad input
 (unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
 printed as ``ragworkbook CMD: error: ...``.
 """
@@ -26,6 +27,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class UsageError(Exception):
     """A problem with the user's input: printed as ``error: ...`` with exit code 2."""
+
+
+def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
+    """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
+    ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    import shlex
+
+    from ragworkbook.llm import get_generator
+
+    argv = list(getattr(args, "argv", None) or [])
+    if "--backend" in argv:
+        i = argv.index("--backend")
+        del argv[i:i + 2]
+    argv = [a for a in argv if not a.startswith("--backend=")]
+    hint = ("record the missing answers by running the command live: RAGWORKBOOK_RECORD=1 "
+            + shlex.join(["ragworkbook", *argv, "--backend", "embedded"])
+            + " (or --backend ollama)")
+    kwargs = {"timeout": args.ollama_timeout} if getattr(args, "ollama_timeout", None) is not None else {}
+    return get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                         announce=announce, record_hint=hint, **kwargs)
+
+
+def _add_ollama_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ollama-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for the Ollama server (connecting, and each read of an answer); "
+                   "default $RAGWORKBOOK_OLLAMA_TIMEOUT, else 300")
 
 
 def _split_names(values: Iterable[str] | None) -> list[str] | None:
@@ -79,7 +106,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     """``ragworkbook doctor [--json] [--deep]``: exit 0 when the offline default works."""
     from ragworkbook.workbook.doctor import doctor_report, format_report
 
-    report = doctor_report(deep=args.deep)
+    report = doctor_report(deep=args.deep, chat_timeout=args.ollama_timeout)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
@@ -144,10 +171,7 @@ def _unscored_lines(report: Report) -> list[str]:
 def _eval_judge(args: argparse.Namespace) -> Any:
     if not args.judge:
         return None
-    from ragworkbook.llm import get_generator
-
-    return get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                         announce=not args.json)
+    return _generator(args, announce=not args.json)
 
 
 def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
@@ -196,35 +220,55 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 
     retriever_kind = args.retriever or "dense"
     retriever = build_retriever(retriever_kind, chunks)
-    from ragworkbook.llm import get_generator
     from ragworkbook.pipeline.naive import NaiveRAG
 
-    generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                              announce=not args.json)
+    generator = _generator(args, announce=not args.json)
     pipeline = NaiveRAG(retriever, generator, k=k, depth=depth)
+    import hashlib
+
+    corpus_sha = hashlib.sha256("\n".join(f"{c.id}\t{c.text}" for c in chunks).encode("utf-8")).hexdigest()
     return evaluate(pipeline, eval_set, qrels=qrels if qrels else None, k=k,
                     judge=generator if args.judge else None, metrics=[m.name for m in wanted],
                     progress=not args.no_progress, name=args.name, unjudged=unjudged,
-                    meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")})
+                    meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")},
+                    out=args.out, resume=args.resume,
+                    settings={"retriever": retriever_kind, "corpus_chunks": f"sha256:{corpus_sha}"})
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
+    from ragworkbook._io import check_writable
     from ragworkbook._validate import check_k
 
+    if args.out:
+        check_writable(args.out)  # before any work: a long run never ends on an unwritable path
+    if args.resume and not args.out:
+        raise UsageError("--resume continues the report written to --out: give --out PATH")
+    if args.resume and args.answers:
+        raise UsageError("--resume continues a pipeline run (questions asked and answered); with --answers "
+                         "nothing is generated: run it again without --resume")
     k = check_k(args.k, "--k")
     qrels = None
     if args.qrels:
         from ragworkbook.corpus.trec import read_qrels
 
         qrels = read_qrels(args.qrels)
-    report = _eval_answers(args, k, qrels) if args.answers else _eval_pipeline(args, k, qrels)
-    if args.out:
-        report.save(args.out)
+    if args.answers:
+        report = _eval_answers(args, k, qrels)
+        if args.out:
+            report.save(args.out)
+    else:
+        try:
+            report = _eval_pipeline(args, k, qrels)  # saves to --out as it goes
+        except KeyboardInterrupt:
+            if args.out:
+                print(f"ragworkbook eval: interrupted; the report so far is in {args.out}: run the same "
+                      "command with --resume to go on from there", file=sys.stderr)
+            raise
     if args.json:
         print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
-        return 0
+        return _generation_status(args, report)
     m = report.meta
     if args.answers:
         rel = ", ".join(f"{n} by {src}" if src in ("qrels", "ids", "keyword") else f"{n} none ({src})"
@@ -246,7 +290,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("\n".join(lines))
     if args.out:
         print(f"report saved to {args.out}")
-    return 0
+    sys.stdout.flush()
+    return _generation_status(args, report)
+
+
+def _generation_status(args: argparse.Namespace, report: Report) -> int:
+    """Say on stderr which questions could not be answered, and why; 1 when the backend stopped the
+    run or no question was answered, else 0."""
+    failed = [r for r in report.rows if r.get("error")]
+    judge_stopped = report.meta.get("judge_stopped")
+    if judge_stopped:
+        print(f"ragworkbook eval: error: {judge_stopped}; the judged metrics of the questions after it are "
+              "failed (not asked), every other value is kept", file=sys.stderr)
+    if not failed:
+        return 1 if judge_stopped else 0
+    reasons: dict[str, int] = {}
+    for r in failed:
+        reasons[r["error"]["reason"]] = reasons.get(r["error"]["reason"], 0) + 1
+    how = ", ".join(f"{n} {why}" for why, n in reasons.items())
+    counted = f"{len(failed)} of {len(report.rows)} questions have no answer ({how})"
+    resume = (f"; the report is in {args.out}: after fixing it, run the same command with --resume to ask "
+              "only those" if args.out else "")
+    if report.meta.get("stopped") or len(failed) == len(report.rows):
+        first = failed[0]["error"]["message"]
+        print(f"ragworkbook eval: error: {first}", file=sys.stderr)
+        print(f"ragworkbook eval: {counted}{resume}", file=sys.stderr)
+        return 1
+    print(f"ragworkbook eval: {counted}; the other rows are kept{resume}", file=sys.stderr)
+    print(f"  first failure ({failed[0]['id']}): {failed[0]['error']['message']}", file=sys.stderr)
+    return 1 if judge_stopped else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -319,11 +391,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     ids = check_ids(only)
     generator = None
     if any(i in NEEDS_MODEL for i in ids):
-        from ragworkbook.llm import get_generator
-
         # with --json, stdout must be JSON only: no "using embedded backend" line
-        generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
-                                  announce=not args.json)
+        generator = _generator(args, announce=not args.json)
     rows = reproduce_all(generator, only=ids, progress=not args.no_progress, pdf=args.pdf)
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
@@ -411,6 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--deep", action="store_true",
                    help="also load NLTK's WordNet to prove it works (several seconds)")
+    p.add_argument("--ollama-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long the chat check waits for the Ollama server (default "
+                   "$RAGWORKBOOK_OLLAMA_TIMEOUT, else 60)")
     p = add("download-paper", cmd_download_paper,
             help="download 'Attention Is All You Need' from arXiv (needs the internet)")
     p.add_argument("--out", default=None, help="where to save the PDF (default: the cache folder)")
@@ -458,7 +530,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric to compute, repeatable or comma-separated (default: the registry's "
                    "defaults that apply); a retrieval metric without a cutoff is taken at k")
     p.add_argument("--name", default="", help="a name for this run, stored in the report")
-    p.add_argument("--out", default=None, help="write the report JSON here")
+    p.add_argument("--out", default=None,
+                   help="write the report JSON here (checked before any work; a pipeline run saves it as it "
+                   "goes, every 16 questions and when interrupted)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on from the report in --out: keep its rows made with the same settings (model, "
+                   "prompt, retriever, k, corpus, relevance, judge) and the same question, ask only the "
+                   "questions without an answer, compute only the values that failed or are missing")
+    _add_ollama_timeout(p)
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -502,6 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pdf", default=None, metavar="FILE",
                    help="your copy of the paper (`ragworkbook download-paper`): recompute C1 and C4 on it "
                    "(only those rows unless --only says otherwise) and name the pypdf that extracted it")
+    _add_ollama_timeout(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -509,7 +589,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (see the module docstring)."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    args.argv = argv
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

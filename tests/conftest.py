@@ -193,8 +193,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 @pytest.fixture()
 def clean_env(monkeypatch):
-    """No backend, record or model choice from the developer's environment."""
-    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL"):
+    """No backend, record, model or timeout choice from the developer's environment."""
+    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL",
+                 "RAGWORKBOOK_OLLAMA_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
 
 

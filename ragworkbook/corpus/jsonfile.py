@@ -63,12 +63,18 @@ def location(path: Path, line: int | None) -> str:
 
 
 def read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``; an error naming the file when it is missing, a folder, unreadable
+    (permissions, I/O) or not UTF-8."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{path}: not UTF-8 text ({exc})") from None
+    except OSError as exc:
+        raise type(exc)(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
 class _DuplicateKey(ValueError):

@@ -23,14 +23,17 @@ were asked for.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragworkbook._validate import check_k
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.registry import Metric, parse_metric, specs
-from ragworkbook.outcomes import UNDEFINED, Unscored
+from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike, context_id, context_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
-__all__ = ["resolve_metrics", "score_rows", "evaluate"]
+__all__ = ["resolve_metrics", "score_rows", "run_settings", "evaluate"]
 
 
 def resolve_metrics(metrics: str | Iterable[str] | None, *, k: int, have_qrels: bool,
@@ -224,11 +227,189 @@ def no_relevance(metrics: Iterable[Metric], message: str,
     return {m.name: Unscored(UNDEFINED, reason, message) for m in metrics if m.family == "retrieval"}
 
 
+#: Failures of a question's generation that mean the backend cannot answer any: after one, the
+#: remaining questions are not asked (each is recorded failed with the same reason).
+_BACKEND_DOWN = ("BackendUnavailable", "ModelNotFound")
+
+
+def _reason(exc: BaseException) -> str:
+    """The reason code of a failed generation or judgment."""
+    return {"BackendUnavailable": "backend_unavailable", "ModelNotFound": "model_not_found",
+            "ReplayMissError": "replay_miss", "OutputParseError": "output_parse_error"}.get(
+        type(exc).__name__, "generation_error")
+
+
+def _message(exc: BaseException) -> str:
+    from ragworkbook.llm.base import LLMError
+
+    return str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
+
+
+def _failed_row(it: EvalItem, metrics: Sequence[Metric], reason: str, message: str) -> dict[str, Any]:
+    """The row of a question without an answer: every metric failed with ``reason``."""
+    why = Unscored(FAILED, reason, message).to_dict()
+    return {"id": it.id, "question": it.question, "reference": it.reference, "answer": "",
+            "context_ids": [], "contexts": [], "metrics": {m.name: None for m in metrics},
+            "unscored": {m.name: dict(why) for m in metrics}, "error": {"reason": reason, "message": message}}
+
+
+def _fingerprint(obj: Any) -> str:
+    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _identity(gen: Any) -> dict[str, Any] | None:
+    if gen is None:
+        return None
+    return {"backend": getattr(gen, "backend", type(gen).__name__), "model": getattr(gen, "model", ""),
+            "identity": str(getattr(gen, "identity", None) or getattr(gen, "backend", type(gen).__name__))}
+
+
+def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[str, float]] | None,
+                 unjudged: Iterable[str], judge: Any,
+                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What determines a row's answer and scores, as stored in ``report.meta["settings"]``: the
+    pipeline's own description (``describe()``: prompt, options, k, retriever), its retrieval depth,
+    the generator (backend, model, identity: the server for Ollama) and the judge, fingerprints of
+    the relevance judgements, and ``extra`` (the caller's, e.g. the corpus fingerprint). Two runs
+    with equal settings answer every question the same way: :func:`evaluate` ``resume`` reuses rows
+    only between such runs."""
+    describe = getattr(pipeline, "describe", None)
+    judge_gen = getattr(judge, "generator", judge)
+    out: dict[str, Any] = {
+        "pipeline": _jsonable(describe()) if callable(describe) else type(pipeline).__name__,
+        "depth": getattr(pipeline, "depth", None), "k": k,
+        "generator": _identity(getattr(pipeline, "generator", None)),
+        "judge": None if judge is None else {**(_identity(judge_gen) or {}),
+                                             "options": _jsonable(getattr(judge, "options", None))},
+        "qrels": None if qrels is None else _fingerprint({str(q): dict(v) for q, v in qrels.items()}),
+        "unjudged": _fingerprint(sorted(str(q) for q in unjudged)),
+    }
+    out.update(dict(extra or {}))
+    return _jsonable(out)
+
+
+def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[EvalItem]) -> dict[str, dict]:
+    """The rows of the report at ``path`` that a resumed run keeps, by question id.
+
+    The report must have been made with the same settings (:func:`run_settings`), else ValueError
+    naming what differs. A row is kept when its question and reference are those of the eval set
+    item with its id and its answer was generated (no row ``"error"``: failed and not-run questions
+    are run again); its failed metric values (``not_scored`` included) are computed again.
+    """
+    if not path.exists():
+        return {}
+    old = Report.load(path)
+    stored = old.meta.get("settings")
+    if stored is None:
+        raise ValueError(f"cannot resume from {path}: it does not record the settings it was made with "
+                         "(made before --resume existed, or not by a pipeline run); run without --resume, "
+                         "or write to another --out")
+    if stored != settings:
+        diffs = [f"{key}: {json.dumps(stored.get(key))[:80]} in the report, "
+                 f"{json.dumps(settings.get(key))[:80]} now"
+                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)]
+        raise ValueError(f"cannot resume from {path}: it was made with other settings ({'; '.join(diffs)}); "
+                         "its rows would not be this run's: run without --resume, or write to another --out")
+    by_id = {it.id: it for it in items}
+    keep = {}
+    for r in old.rows:
+        it = by_id.get(str(r["id"]))
+        if it is None or r.get("error") or (r.get("question"), r.get("reference")) != (it.question,
+                                                                                      it.reference):
+            continue
+        keep[it.id] = r
+    return keep
+
+
+def _ranking_of(row: Mapping[str, Any]) -> list[str]:
+    """A row's ranking: stored when deeper than its contexts, else its context ids."""
+    if row.get("ranking") is not None:
+        return list(row["ranking"])
+    return [cid or f"<context {n}>" for n, cid in enumerate(row.get("context_ids", []), start=1)]
+
+
+def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
+                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> dict[str, Any]:
+    """Score ``metrics`` for ``rows`` (on copies, through :func:`score_rows`) and merge the results
+    into the rows, leaving their other metrics as they are."""
+    if not rows or not metrics:
+        return {}
+    names = [m.name for m in metrics]
+    copies = [{"id": r["id"], "question": r["question"], "reference": r["reference"], "answer": r["answer"],
+               "contexts": r["contexts"], "metrics": {}, "unscored": {}} for r in rows]
+    rankings = {str(r["id"]): _ranking_of(r) for r in rows}
+    only = {str(r["id"]): {n: u for n, u in forced.get(str(r["id"]), {}).items() if n in names} for r in rows}
+    info = score_rows(copies, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=only,
+                      progress=progress)
+    for r, c in zip(rows, copies, strict=True):
+        for name in names:
+            r["metrics"][name] = c["metrics"].get(name)
+            r["unscored"].pop(name, None)
+        r["unscored"].update(c["unscored"])  # in the order score_rows gave them
+        if c.get("judgments"):
+            r.setdefault("judgments", {}).update(c["judgments"])
+    return info
+
+
+class _Run:
+    """The state of one :func:`evaluate` run: its rows so far, what stopped, the checkpoints."""
+
+    def __init__(self, items: Sequence[EvalItem], wanted: Sequence[Metric], out: Path | None,
+                 meta: dict[str, Any]):
+        self.items, self.wanted, self.out, self.meta = items, wanted, out, meta
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
+        self.judge_down: tuple[str, str] | None = None
+        self.info: dict[str, Any] = {"judge_model_calls": 0}
+
+    def report(self, final: bool = False) -> Report:
+        """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
+        metrics not computed yet are failed ``not_scored``. Resuming from it runs what is missing."""
+        rows = []
+        for it in self.items:
+            row = self.rows.get(it.id)
+            if row is None:
+                row = _failed_row(it, self.wanted, "not_run", "the run stopped before this question; "
+                                  "run again with --resume (resume=True) to answer it")
+            else:
+                row = dict(row, metrics=dict(row["metrics"]), unscored=dict(row["unscored"]))
+                for m in self.wanted:
+                    if m.name not in row["metrics"]:
+                        row["metrics"][m.name] = None
+                        row["unscored"][m.name] = Unscored(
+                            FAILED, "not_scored", "the run stopped before this metric was computed; run "
+                            "again with --resume (resume=True) to compute it").to_dict()
+                names = [m.name for m in self.wanted]
+                row["metrics"] = {n: row["metrics"][n] for n in names}
+                row["unscored"] = {n: u for n, u in row["unscored"].items() if n in names}
+                if "judgments" in row:
+                    row["judgments"] = {n: j for n, j in row["judgments"].items() if n in names}
+            rows.append(row)
+        failed = [r for r in rows if r.get("error")]
+        complete = final and self.generation_down is None and not any(
+            r["error"]["reason"] == "not_run" for r in failed)
+        meta = {**self.meta, **self.info, "complete": complete, "failed_questions": len(failed)}
+        if self.generation_down:
+            meta["stopped"] = self.generation_down[1]
+        if self.judge_down:
+            meta["judge_stopped"] = self.judge_down[1]
+        return Report(rows=rows, metrics=[m.name for m in self.wanted], meta=meta)
+
+    def checkpoint(self, final: bool = False) -> Report:
+        report = self.report(final)
+        if self.out is not None:
+            report.save(self.out)
+        return report
+
+
 def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]], *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
              judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
              progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
-             unjudged: Iterable[str] = ()) -> Report:
+             unjudged: Iterable[str] = (), out: str | os.PathLike[str] | None = None,
+             resume: bool = False, settings: Mapping[str, Any] | None = None,
+             save_every: int = 16) -> Report:
     """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
 
     - ``pipeline``: anything with ``.answer(question)`` returning an object with
@@ -251,39 +432,60 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     - ``metrics``: see :func:`resolve_metrics`.
     - ``progress``: a tqdm bar over the questions.
 
-    The rows are scored by :func:`score_rows`. Generation errors of the
-    pipeline itself are not caught: a run whose generator is down should stop,
-    not produce a report of failures.
+    The rows are scored by :func:`score_rows`, ``save_every`` questions at a time.
+
+    **No run is all-or-nothing.** A question whose answer cannot be generated
+    (any exception of ``pipeline.answer``: a server error, a timeout, a reply
+    that is not Ollama's, a strict-replay miss) becomes a row whose every
+    metric is ``failed`` with the reason (``generation_error``,
+    ``output_parse_error``, ``replay_miss``, ``model_not_found``,
+    ``backend_unavailable``) and the message, and a row ``"error"``; the other
+    questions go on. After a failure that means the backend cannot answer at
+    all (no server, model not pulled), the remaining questions are not asked:
+    each is recorded failed with that reason (``meta["stopped"]`` says why). A
+    judge that cannot work fails the judged metrics of the remaining rows the
+    same way; the other metrics are still computed.
+
+    **Checkpoints and resume.** With ``out`` (a path, checked before any work:
+    :func:`ragworkbook._io.check_writable`), the report is written there
+    atomically after every ``save_every`` questions, at the end, and when the run
+    is interrupted (KeyboardInterrupt): every question is in it, those not asked
+    yet failed ``not_run``, values not computed yet failed ``not_scored``;
+    ``meta["complete"]`` says whether every question was asked. With
+    ``resume=True`` the run first reads ``out`` (if it exists) and keeps the rows
+    that match: same settings for the whole report (:func:`run_settings`, stored
+    in ``meta["settings"]``: the pipeline's prompt, options, k, retriever and
+    depth, the generator and judge with their identity, fingerprints of the
+    relevance judgements, and the caller's ``settings``, e.g. a corpus
+    fingerprint; otherwise ValueError naming what differs), then per question
+    the same id, question text and reference, and an answer that was generated.
+    Their scored and undefined values are kept; their failed values and the
+    metrics they lack are computed; every other question is run.
     """
+    from ragworkbook._io import check_writable
     from ragworkbook.corpus.eval_set import as_items
 
     k = check_k(k)
+    if resume and out is None:
+        raise ValueError("resume=True continues the report at out=PATH: give out (`--out` on the "
+                         "command line)")
+    if not isinstance(save_every, int) or save_every < 1:
+        raise ValueError(f"save_every must be a positive number of questions, got {save_every!r}")
+    out_path = check_writable(out) if out is not None else None
     items = as_items(eval_set)
     wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None, have_judge=judge is not None)
-    from tqdm.auto import tqdm
+    if judge is not None:
+        from ragworkbook.judging.judge import Judge
 
-    rows: list[dict[str, Any]] = []
-    rankings: dict[str, list[str]] = {}
-    for it in tqdm(items, desc="evaluate", disable=not progress, leave=False):
-        ans = pipeline.answer(it.question)
-        answer = str(getattr(ans, "answer", ans))
-        contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
-        ids = [context_id(c) for c in contexts]
-        row: dict[str, Any] = {"id": it.id, "question": it.question, "reference": it.reference,
-                               "answer": answer, "context_ids": ids,
-                               "contexts": [context_text(c) for c in contexts],
-                               "metrics": {}, "unscored": {}}
-        ranking = getattr(ans, "retrieved", None) or contexts
-        rankings[it.id] = [context_id(c) or f"<context {n}>" for n, c in enumerate(ranking, start=1)]
-        rows.append(row)
+        judge = judge if isinstance(judge, Judge) else Judge(judge)  # one judge (one cache) for the run
     unjudged = {str(q) for q in unjudged}
+    config = run_settings(pipeline, k=k, qrels=qrels, unjudged=unjudged, judge=judge, extra=settings)
+    previous = _reusable_rows(out_path, config, items) if resume and out_path is not None else {}
     forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no relevance judgements (no keyword for "
                                           "the keyword rule, or absent from the qrels given)")
               for it in items if it.id in unjudged}
-    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(rows),
+    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(items),
                             "eval_set": getattr(eval_set, "name", "")}
-    info.update(score_rows(rows, wanted, rankings=rankings, qrels=qrels, judge=judge, unscored=forced,
-                           progress=progress))
     gen = getattr(pipeline, "generator", None)
     if gen is not None:
         info.update(backend=getattr(gen, "backend", ""), model=getattr(gen, "model", ""))
@@ -291,4 +493,130 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     if retr is not None:
         info["retriever"] = type(retr).__name__
     info.update(meta or {})
-    return Report(rows=rows, metrics=[m.name for m in wanted], meta=info)
+    if judge is not None:
+        info["judge"] = f"{judge.generator.backend}:{judge.generator.model}"
+    info.update(settings=config, resumed=len(previous))
+    run = _Run(items, wanted, out_path, info)
+    run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
+    judged = [m for m in wanted if m.family == "judged"]
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
+    try:
+        for start in range(0, len(items), save_every):
+            chunk = items[start:start + save_every]
+            fresh, reused = [], []
+            for it in chunk:
+                if it.id in previous:
+                    row = previous[it.id]
+                    row = dict(row, metrics={n: v for n, v in row["metrics"].items()
+                                             if v is not None or row["unscored"].get(n, {}).get("outcome")
+                                             == UNDEFINED}, unscored=dict(row["unscored"]))
+                    row["unscored"] = {n: u for n, u in row["unscored"].items() if n in row["metrics"]}
+                    reused.append(row)
+                elif run.generation_down is not None:
+                    reason, message = run.generation_down
+                    row = _failed_row(it, wanted, reason, f"not asked: {message}")
+                else:
+                    row = _answer_row(pipeline, it, wanted)
+                    if row.get("error"):
+                        if row["error"]["reason"] in ("backend_unavailable", "model_not_found"):
+                            run.generation_down = (row["error"]["reason"],
+                                                   f"the run stopped asking at question {it.id!r}: "
+                                                   f"{row['error']['message']}")
+                    else:
+                        fresh.append(row)
+                run.rows[it.id] = row
+                bar.update(1)
+            _score_chunk(run, fresh, reused, wanted, judged, qrels, judge, forced, progress)
+            changed = len(reused) < len(chunk) or any(m.name not in previous[r["id"]]["metrics"]
+                                                      or previous[r["id"]]["metrics"][m.name] is None
+                                                      for r in reused for m in wanted)
+            # a batch taken whole from the old report changes nothing: no write
+            if changed and start + save_every < len(items):
+                run.checkpoint()
+    except BaseException:  # interrupted, or a bug: what was done so far is saved first
+        try:
+            run.checkpoint()
+        except Exception:  # pragma: no cover - keep the original error
+            pass
+        raise
+    finally:
+        bar.close()
+    return run.checkpoint(final=True)
+
+
+def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -> dict[str, Any]:
+    """Ask the pipeline one question -> its row (metrics to be scored), or a failed row."""
+    try:
+        ans = pipeline.answer(it.question)
+    except Exception as exc:  # one question's failure is counted, never the end of the run
+        return _failed_row(it, wanted, _reason(exc), _message(exc))
+    answer = str(getattr(ans, "answer", ans))
+    contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
+    row: dict[str, Any] = {"id": it.id, "question": it.question, "reference": it.reference,
+                           "answer": answer, "context_ids": [context_id(c) for c in contexts],
+                           "contexts": [context_text(c) for c in contexts], "metrics": {}, "unscored": {}}
+    ranking = [context_id(c) or f"<context {n}>"
+               for n, c in enumerate(getattr(ans, "retrieved", None) or contexts, start=1)]
+    if ranking != _ranking_of(row):
+        row["ranking"] = ranking
+    return row
+
+
+def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, Any]],
+                 wanted: Sequence[Metric], judged: Sequence[Metric], qrels: Any, judge: Any,
+                 forced: dict[str, dict[str, Unscored]], progress: bool) -> None:
+    """Score the new rows on every metric and the reused rows on the metrics they lack."""
+    from ragworkbook.llm.base import BackendUnavailable, ModelNotFound, ReplayMissError
+
+    todo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in fresh:
+        todo.setdefault(tuple(m.name for m in wanted), []).append(r)
+    for r in reused:
+        missing = tuple(m.name for m in wanted if m.name not in r["metrics"])
+        if missing:
+            todo.setdefault(missing, []).append(r)
+    for names, rows in todo.items():
+        metrics = [m for m in wanted if m.name in names]
+        if run.judge_down is not None:
+            _judge_unavailable(run, rows, judged, forced)
+        try:
+            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
+        except (BackendUnavailable, ModelNotFound, ReplayMissError):
+            # one request the judge could not make: judge row by row, so only those rows fail
+            got = {}
+            for r in rows:
+                if run.judge_down is not None:
+                    _judge_unavailable(run, [r], judged, forced)
+                try:
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
+                except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
+                    forced.setdefault(str(r["id"]), {}).update(
+                        {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
+                    if not isinstance(exc, ReplayMissError):
+                        run.judge_down = (_reason(exc), f"the judge stopped at question {r['id']!r}: "
+                                                        f"{_message(exc)}")
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
+                run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
+                _merge_info(run.info, got)
+            continue
+        run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
+        _merge_info(run.info, got)
+
+
+def _judge_unavailable(run: _Run, rows: Sequence[Mapping[str, Any]], judged: Sequence[Metric],
+                       forced: dict[str, dict[str, Unscored]]) -> None:
+    assert run.judge_down is not None
+    reason, message = run.judge_down
+    for r in rows:
+        forced.setdefault(str(r["id"]), {}).update(
+            {m.name: Unscored(FAILED, reason, f"not asked: {message}") for m in judged})
+
+
+def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
+    for key, value in got.items():
+        if key == "retrieval_depth":
+            info[key] = max(info.get(key, 0), value)
+        else:
+            info[key] = value

@@ -198,6 +198,8 @@ class Report:
         the problem if it is not JSON, not a ragworkbook report, or inconsistent.
         """
         path = Path(path)
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder; give the path of a report file")
         if not path.is_file():
             raise FileNotFoundError(f"report file not found: {path}")
         try:

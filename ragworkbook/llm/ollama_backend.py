@@ -20,12 +20,20 @@
   ``<think>...</think>`` preamble in the content is removed; an answer cut off
   while still thinking raises :class:`LLMError` saying so. The returned text is
   stripped of surrounding whitespace.
+- Timeout: ``timeout=`` seconds, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300 s
+  (:func:`ragworkbook.llm.ollama_timeout`); the commands that talk to a server take
+  ``--ollama-timeout``. It bounds the connection and each read (each chunk when
+  streaming).
 - Sync calls use ``ollama.Client``; :meth:`OllamaGenerator.achat` uses
   ``ollama.AsyncClient`` (one per call, so it works under any event loop).
 
 Errors: no server -> :class:`BackendUnavailable` (says ``ollama serve``), model
 not pulled -> :class:`ModelNotFound` (says ``ollama pull MODEL``), any other
-server error -> :class:`LLMError` with the server's message and HTTP status.
+server error -> :class:`LLMError` with the server's message and HTTP status. A
+reply that is not Ollama's (not JSON, e.g. a proxy's HTML page, or JSON of
+another shape), a stream that breaks off or ends before its final ``done`` part,
+and a timeout are :class:`LLMError` too, naming the server and what came back:
+errors of one request, which a judge counts as a failed judgment.
 """
 
 from __future__ import annotations
@@ -38,6 +46,24 @@ from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelN
 
 DEFAULT_TIMEOUT = 300.0
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+#: What the client raises when it cannot read a reply: not JSON (``json.JSONDecodeError``, a
+#: ValueError), JSON that is not a reply (pydantic's ValidationError is a ValueError; a list gives a
+#: TypeError or an AttributeError).
+_REPLY_ERRORS = (ValueError, TypeError, AttributeError)
+_SNIPPET = 200
+
+
+def _request_errors() -> tuple[type[BaseException], ...]:
+    import httpx
+    import ollama
+
+    return (ConnectionError, ollama.ResponseError, httpx.HTTPError)
+
+
+def _snippet(text: str, n: int = _SNIPPET) -> str:
+    """``text`` for an error message: one line, at most ``n`` characters, quoted."""
+    text = " ".join(text.split())
+    return repr(text if len(text) <= n else text[: n - 3] + "...")
 
 
 def _require_ollama() -> Any:
@@ -77,16 +103,22 @@ class OllamaGenerator(Generator):
     backend = "ollama"
 
     def __init__(self, model: str, *, host: str | None = None, stream: bool = True,
-                 timeout: float | None = DEFAULT_TIMEOUT, think: bool | None = False):
-        from ragworkbook.llm import ollama_host
+                 timeout: float | None = None, think: bool | None = False):
+        from ragworkbook.llm import ollama_host, ollama_timeout
 
         super().__init__(model)
         self.host = ollama_host(host)
         self.stream = stream
-        self.timeout = timeout
+        self.timeout = ollama_timeout(timeout)
         self.think = think
         self._send_think = think is not None
         self._client: Any = None
+
+    @property
+    def identity(self) -> str:
+        """``ollama@<server URL>``: answers of two servers are not interchangeable (a judge's cache
+        keeps them apart)."""
+        return f"ollama@{self.host}"
 
     # --- clients -----------------------------------------------------------------
     @property
@@ -132,28 +164,30 @@ class OllamaGenerator(Generator):
                     f"(server said: {msg}); pull it with `ollama pull {self.model}`"
                 )
             status = f"HTTP {exc.status_code}" if exc.status_code and exc.status_code > 0 else "mid-stream"
-            return LLMError(f"the Ollama server at {self.host} returned an error ({status}): {msg}")
+            shown = msg if len(msg) <= _SNIPPET else _snippet(msg)
+            return LLMError(f"the Ollama server at {self.host} returned an error ({status}, model "
+                            f"{self.model!r}): {shown}")
         if isinstance(exc, httpx.TimeoutException):
-            return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout} s "
-                            f"(model {self.model!r}); raise timeout= or use a smaller model")
+            return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout:g} s "
+                            f"(model {self.model!r}); allow longer with --ollama-timeout SECONDS or "
+                            "RAGWORKBOOK_OLLAMA_TIMEOUT (in Python: timeout=), or use a smaller model")
         if isinstance(exc, httpx.HTTPError):
-            return LLMError(f"the connection to the Ollama server at {self.host} failed: "
-                            f"{type(exc).__name__}: {exc}")
+            return LLMError(f"the connection to the Ollama server at {self.host} failed (model "
+                            f"{self.model!r}): {type(exc).__name__}: {exc}")
         return LLMError(f"the Ollama request failed: {type(exc).__name__}: {exc}")
 
     # --- generation -------------------------------------------------------------------
     def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
                    schema: Mapping[str, Any] | None) -> str:
-        import httpx
-        import ollama
-
         for _ in range(2):
             try:
                 resp = self.client.chat(**self._request(messages, options, schema))
                 if not self.stream:
-                    return strip_thinking(resp.message.content or "")
-                return strip_thinking("".join(part.message.content or "" for part in resp))
-            except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+                    return strip_thinking(self._joined([resp]))
+                return strip_thinking(self._joined(list(resp)))
+            except _REPLY_ERRORS as exc:  # the client could not read the reply
+                raise self._bad_reply(exc) from None
+            except _request_errors() as exc:
                 if self._think_refused(exc):
                     continue
                 raise self._translate(exc) from None
@@ -161,19 +195,17 @@ class OllamaGenerator(Generator):
 
     async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
                           schema: Mapping[str, Any] | None) -> str:
-        import httpx
-        import ollama
-
         client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout)
         try:
             for _ in range(2):
                 try:
                     resp = await client.chat(**self._request(messages, options, schema))
                     if not self.stream:
-                        return strip_thinking(resp.message.content or "")
-                    pieces = [part.message.content or "" async for part in resp]
-                    return strip_thinking("".join(pieces))
-                except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+                        return strip_thinking(self._joined([resp]))
+                    return strip_thinking(self._joined([part async for part in resp]))
+                except _REPLY_ERRORS as exc:
+                    raise self._bad_reply(exc) from None
+                except _request_errors() as exc:
                     if self._think_refused(exc):
                         continue
                     raise self._translate(exc) from None
@@ -181,14 +213,37 @@ class OllamaGenerator(Generator):
         finally:
             await client.close()
 
+    def _joined(self, parts: list[Any]) -> str:
+        """The text of an answer (the parts of a stream, or the one reply); LLMError when it ended
+        before its final part (``"done": true``)."""
+        if not parts or not getattr(parts[-1], "done", False):
+            how = f"{len(parts)} streamed parts, none marked done" if self.stream else "not marked done"
+            raise LLMError(
+                f"the answer of the Ollama server at {self.host} (model {self.model!r}) ended before it "
+                f"was complete ({how}); the server may have restarted or run out of memory: see its log, "
+                "then run again"
+            )
+        return "".join(part.message.content or "" for part in parts)
+
+    def _bad_reply(self, exc: BaseException) -> LLMError:
+        """The error for a reply the client could not read (not JSON, or JSON of another shape)."""
+        doc = getattr(exc, "doc", None)  # json.JSONDecodeError keeps the text it failed on
+        if isinstance(doc, str):
+            got = f"got {_snippet(doc)} ({exc})"
+        else:
+            got = f"got JSON the client cannot read ({type(exc).__name__}: {_snippet(str(exc))})"
+        return LLMError(
+            f"the server at {self.host} did not answer like an Ollama server (model {self.model!r}): "
+            f"{got}; check that OLLAMA_HOST points at `ollama serve` and not at a proxy or another service"
+        )
+
     def list_models(self) -> list[str]:
         """Names of the models the server has pulled (``GET /api/tags``)."""
-        import httpx
-        import ollama
-
         try:
             return sorted(m.model for m in self.client.list().models if m.model)
-        except (ConnectionError, ollama.ResponseError, httpx.HTTPError) as exc:
+        except _REPLY_ERRORS as exc:
+            raise self._bad_reply(exc) from None
+        except _request_errors() as exc:
             raise self._translate(exc) from None
 
     def __repr__(self) -> str:

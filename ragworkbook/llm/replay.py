@@ -28,22 +28,35 @@ failed output and the error fed back, see :func:`ragworkbook.llm.base.retry_requ
 its ``output`` and its ``error``. A successful one-attempt entry has no ``"tries"`` (its
 single attempt is the entry itself), so older recordings replay unchanged.
 
+Every entry written since checksums were added carries ``"checksum": "sha256:..."``:
+SHA-256 of the entry's canonical JSON without ``recorded_at`` and ``checksum``
+(:func:`entry_checksum`). Loading a recording checks every entry: an entry that
+is not an object, has neither a ``"text"`` string nor an ``"error"`` object with a
+``"message"``, or whose checksum does not match (its answer was edited) is a
+ValueError naming the file and the entry. Entries recorded before checksums have
+none and are accepted as they are; re-recording adds one (the answer and
+``recorded_at`` stay as they were).
+
 Files are written atomically (``ragworkbook._io``), with sorted keys and a fixed
 indent, so re-recording the same run gives the same bytes; an entry whose answer
-is unchanged keeps its old ``recorded_at``. Recording merges into the file: old
-entries stay until the file is deleted (delete it to re-record from scratch).
+is unchanged keeps its old ``recorded_at``. Recording merges into the file, under
+a lock, with what is on disk at that moment, so two processes recording into one
+file lose nothing; old entries stay until the file is deleted (delete it to
+re-record from scratch).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragworkbook._io import atomic_write_text
+from ragworkbook._io import atomic_write_text, locked_update
 from ragworkbook.llm.base import (
     Generation,
     Generator,
@@ -57,10 +70,68 @@ from ragworkbook.llm.base import (
 )
 
 FORMAT = "ragworkbook-recording/1"
-RECORD_HINT = (
-    "record it by running the notebook or script live: RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded "
+#: How to record the missing answers, by where the replay runs (see :func:`record_hint`).
+NOTEBOOK_RECORD_HINT = (
+    "record it by executing the notebook live: RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded "
     "jupyter nbconvert --to notebook --execute --inplace NOTEBOOK.ipynb"
 )
+SCRIPT_RECORD_HINT = (
+    "record it by running the same code live with RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded "
+    "(or ollama) set, e.g. RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded python SCRIPT.py"
+)
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (IPython's shell is the kernel's ZMQ shell)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def record_hint() -> str:
+    """The record hint that fits where this process runs: the notebook command inside a Jupyter
+    kernel, else the same environment variables for a script (the CLI passes its own)."""
+    return NOTEBOOK_RECORD_HINT if in_notebook() else SCRIPT_RECORD_HINT
+
+
+def entry_checksum(entry: Mapping[str, Any]) -> str:
+    """``"sha256:<hex>"`` of the entry's canonical JSON (sorted keys), ``recorded_at`` and
+    ``checksum`` left out: what the answer and its request were when recorded."""
+    body = {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum")}
+    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _json_type(x: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(x), type(x).__name__)
+
+
+def entry_problem(entry: Any) -> str | None:
+    """Why a recorded entry cannot be replayed (None when it can): its shape, then its checksum."""
+    if not isinstance(entry, dict):
+        return f"is {_json_type(entry)}, not an object"
+    if "error" in entry:
+        err = entry["error"]
+        if not isinstance(err, dict) or not isinstance(err.get("message"), str):
+            return (f"has {_json_type(err)} as \"error\"; a recorded failure is "
+                    "{\"type\": ..., \"message\": \"...\"}")
+    elif "text" not in entry:
+        return "has no \"text\" (the answer) and no \"error\""
+    elif not isinstance(entry["text"], str):
+        return f"has {_json_type(entry['text'])} as \"text\", not a string"
+    for name, types in (("messages", list), ("options", dict), ("raw_outputs", list), ("tries", list),
+                        ("model", str), ("backend", str)):
+        if name in entry and not isinstance(entry[name], types):
+            return f"has {_json_type(entry[name])} as {name!r}"
+    attempts = entry.get("attempts", 1)
+    if not isinstance(attempts, int) or isinstance(attempts, bool):
+        return f"has {_json_type(entry['attempts'])} as 'attempts'"
+    if "checksum" in entry and entry["checksum"] != entry_checksum(entry):
+        return ("does not match its checksum: it was changed after it was recorded (a recorded answer is "
+                "never edited by hand)")
+    return None
 
 
 def _now() -> str:
@@ -68,27 +139,47 @@ def _now() -> str:
 
 
 class Recording:
-    """The entries of one recording file, keyed by request key (thread-safe)."""
+    """The entries of one recording file, keyed by request key (thread-safe; processes that
+    record into the same file take turns under a file lock and lose nothing)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._stamp: tuple[int, int, int] | None = None  # the file as this object last read or wrote it
         self.entries: dict[str, dict[str, Any]] = self._load()
 
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
     def _load(self) -> dict[str, dict[str, Any]]:
-        if not self.path.is_file():
+        self._stamp = self._file_stamp()
+        if not self.path.exists():
             return {}
+        if self.path.is_dir():
+            raise ValueError(f"recording {self.path} is a folder; give the path of a recording file")
         try:
             doc = json.loads(self.path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"recording {self.path} is not valid JSON ({exc}); delete it and re-record"
             ) from None
+        except UnicodeDecodeError:
+            raise ValueError(f"recording {self.path} is not a UTF-8 text file; delete it and "
+                             "re-record") from None
         if (not isinstance(doc, dict) or doc.get("format") != FORMAT
                 or not isinstance(doc.get("entries"), dict)):
             raise ValueError(
                 f"{self.path} is not a ragworkbook recording (expected \"format\": \"{FORMAT}\")"
             )
+        for key, entry in doc["entries"].items():
+            problem = entry_problem(entry)
+            if problem:
+                raise ValueError(f"recording {self.path}: entry {key} {problem}; re-record it (delete the "
+                                 "entry, or the file, and record again)")
         return doc["entries"]
 
     def __len__(self) -> int:
@@ -105,32 +196,64 @@ class Recording:
         """Distinct models recorded, sorted."""
         return sorted({e.get("model", "") for e in self.entries.values()})
 
+    def unchecked(self) -> int:
+        """How many entries have no checksum (recorded before checksums were added)."""
+        return sum(1 for e in self.entries.values() if "checksum" not in e)
+
     def dumps(self) -> str:
         """The file's text: sorted keys, indent 1, trailing newline (stable bytes)."""
-        return json.dumps({"format": FORMAT, "entries": self.entries}, sort_keys=True, indent=1,
-                          ensure_ascii=False) + "\n"
+        return _dumps(self.entries)
 
     def put(self, key: str, entry: dict[str, Any]) -> bool:
-        """Store ``entry`` under ``key`` and rewrite the file atomically.
+        """Store ``entry`` under ``key`` (with its checksum) and rewrite the file atomically.
 
-        An existing entry with the same content (timestamp aside) is left as it
-        is and the file is not rewritten; returns whether anything changed.
+        Under a file lock, the entries on disk now (another process may have added
+        some) are read and merged with this one. An existing entry with the same
+        content (timestamp and checksum aside) keeps its ``recorded_at``; it gets a
+        checksum if it had none, else the file is not rewritten. Returns whether
+        the file changed.
         """
         with self._lock:
-            old = self.entries.get(key)
-            if old is not None and _strip_time(old) == _strip_time(entry):
-                return False
-            new_entries = dict(self.entries)
-            new_entries[key] = {**entry, "recorded_at": _now()}
-            text = json.dumps({"format": FORMAT, "entries": new_entries}, sort_keys=True, indent=1,
-                              ensure_ascii=False) + "\n"
-            atomic_write_text(self.path, text)
-            self.entries = new_entries  # only after the file is safely written
-            return True
+            changed = False
+
+            def merge(on_disk: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+                nonlocal changed
+                merged = {**self.entries, **on_disk}
+                old = merged.get(key)
+                if old is not None and _strip_time(old) == _strip_time(entry):
+                    if "checksum" in old:
+                        return merged
+                    new = {**old, "checksum": entry_checksum(old)}
+                else:
+                    new = {**entry, "recorded_at": _now()}
+                    new["checksum"] = entry_checksum(new)
+                merged[key] = new
+                changed = True
+                return merged
+
+            def write(path: Path, merged: dict[str, dict[str, Any]]) -> None:
+                if changed:
+                    atomic_write_text(path, _dumps(merged))
+                    self._stamp = self._file_stamp()
+
+            merged = locked_update(self.path, self._on_disk, merge, write)
+            self.entries = merged  # only after the file is safely written
+            return changed
+
+    def _on_disk(self, path: Path) -> dict[str, dict[str, Any]]:
+        """The entries in the file now: re-read (and checked) only when another writer changed it."""
+        if self._file_stamp() == self._stamp and self._stamp is not None:
+            return self.entries
+        return self._load()
+
+
+def _dumps(entries: Mapping[str, Any]) -> str:
+    return json.dumps({"format": FORMAT, "entries": entries}, sort_keys=True, indent=1,
+                      ensure_ascii=False) + "\n"
 
 
 def _strip_time(entry: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in entry.items() if k != "recorded_at"}
+    return {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum")}
 
 
 def _canonical(obj: Any) -> Any:
@@ -226,15 +349,18 @@ class ReplayGenerator(Generator):
     backend = "replay"
     mode = "replay"
 
-    def __init__(self, path: str | Path, model: str | None = None):
+    def __init__(self, path: str | Path, model: str | None = None, *, hint: str | None = None):
         self.recording = Recording(path)
+        #: how to record a missing answer, shown in a ReplayMissError (default: :func:`record_hint`)
+        self.hint = hint or record_hint()
         if model is None:
             models = self.recording.models()
             if len(models) > 1:
                 raise ValueError(
                     f"recording {self.recording.path} holds answers from several models "
-                    f"({', '.join(models)}); "
-                    "pass model=... (or set RAGWORKBOOK_MODEL) to choose one"
+                    f"({', '.join(models)}); choose one: get_generator(recording=..., model=\"{models[0]}\") "
+                    f"in Python, --model {models[0]} on the command line (RAGWORKBOOK_MODEL does not "
+                    "apply: a strict replay answers as the recorded model)"
                 )
             if models:
                 model = models[0]
@@ -266,7 +392,7 @@ class ReplayGenerator(Generator):
         path = self.recording.path
         if not self.recording.entries:
             where = "does not exist" if not path.is_file() else "has no entries"
-            return f"strict replay: the recording {path} {where}; {RECORD_HINT}"
+            return f"strict replay: the recording {path} {where}; {self.hint}"
         request = _canonical({"messages": messages, "options": options, "schema": schema,
                               "model": self.model})
         nearest = max(self.recording.entries.values(), key=lambda e: _similarity(request, e))
@@ -274,7 +400,7 @@ class ReplayGenerator(Generator):
         return (
             f"strict replay: no recorded answer for this request in {path} ({len(self.recording)} entries). "
             f"The nearest recording differs in: {'; '.join(diffs)}. The prompt or options changed since the "
-            f"recording was made: {RECORD_HINT}"
+            f"recording was made: {self.hint}"
         )
 
     def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:
@@ -282,7 +408,16 @@ class ReplayGenerator(Generator):
             raise OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []),
                                    entry_tries(entry))
         text = entry["text"]
-        data = parse_json_output(text, schema) if schema is not None else None
+        data = None
+        if schema is not None:
+            try:
+                data = parse_json_output(text, schema)
+            except ValueError as exc:  # an answer recorded under another schema check, or edited
+                raise OutputParseError(
+                    f"recording {self.path}, entry {key}: the recorded answer does not match the JSON "
+                    f"schema of the request ({exc}); re-record it: {self.hint}",
+                    list(entry.get("raw_outputs", [text])), entry_tries(entry),
+                ) from None
         return Generation(text=text, backend=entry["backend"], model=entry["model"], data=data, key=key,
                           attempts=int(entry.get("attempts", 1)),
                           raw_outputs=list(entry.get("raw_outputs", [text])), tries=entry_tries(entry),
@@ -352,6 +487,11 @@ class RecordingGenerator(Generator):
             raise
         self._record(messages, opts, schema, gen=gen)
         return gen
+
+    @property
+    def identity(self) -> str:
+        """The live generator's identity (see :func:`ragworkbook.judging.judge.generator_identity`)."""
+        return str(getattr(self.live, "identity", None) or self.live.backend)
 
     def __repr__(self) -> str:
         return f"<RecordingGenerator {self.backend}:{self.model} -> {self.path.name}>"

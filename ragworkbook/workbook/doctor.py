@@ -3,7 +3,10 @@
 :func:`doctor_report` returns a JSON-ready dict that notebooks can show;
 ``ragworkbook doctor [--json] [--deep]`` prints it. Nothing is downloaded and no torch
 model is loaded (the GGUF is loaded once to prove it works, about 0.2 s); the
-Ollama check is one ``GET /api/tags`` with a short timeout.
+Ollama check is one ``GET /api/tags`` with a short timeout and, when the model is
+pulled, one tiny chat request (4 tokens, at most ``chat_timeout`` seconds:
+``--ollama-timeout``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 60 s), since a
+server can list a model it cannot run (out of memory, a crashed runner).
 
 Exit status of the command: 0 when the offline default works (the embedded
 model loads or an Ollama server answers with the selected model, the embedding
@@ -18,6 +21,7 @@ import json
 import os
 import platform
 import sys
+import time
 import urllib.request
 from typing import Any
 
@@ -54,13 +58,33 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _ollama_status(timeout: float) -> dict[str, Any]:
+#: Seconds the chat check waits by default (loading a 4B model from disk can take tens of seconds).
+CHAT_TIMEOUT = 60.0
+CHAT_PROMPT = "Reply with the single word OK."
+
+
+def _chat_check(model: str, host: str, timeout: float) -> dict[str, Any]:
+    """One tiny chat request: ``{"ok", "seconds", "answer", "error"}``."""
+    from ragworkbook.llm import LLMError
+    from ragworkbook.llm.ollama_backend import OllamaGenerator
+
+    t0 = time.perf_counter()
+    try:
+        gen = OllamaGenerator(model, host=host, timeout=timeout)
+        text = gen.chat(CHAT_PROMPT, options={"num_predict": 4}).text
+    except LLMError as exc:
+        return {"ok": False, "seconds": round(time.perf_counter() - t0, 2), "answer": None, "error": str(exc)}
+    return {"ok": True, "seconds": round(time.perf_counter() - t0, 2), "answer": text, "error": None}
+
+
+def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool = True) -> dict[str, Any]:
     from ragworkbook.llm import default_model, ollama_host
 
     host = ollama_host()
     model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or default_model("ollama")
     out: dict[str, Any] = {"ok": False, "host": host, "server": False, "models": [], "model": model,
-                           "model_pulled": False, "client": _version("ollama"), "error": None, "fix": None}
+                           "model_pulled": False, "chat": None, "client": _version("ollama"), "error": None,
+                           "fix": None}
     try:
         with urllib.request.urlopen(host.rstrip("/") + "/api/tags", timeout=timeout) as resp:  # noqa: S310
             tags = json.loads(resp.read() or b"{}")
@@ -79,7 +103,20 @@ def _ollama_status(timeout: float) -> dict[str, Any]:
     elif not out["model_pulled"]:
         out["error"] = f"model {model!r} is not pulled on the server"
         out["fix"] = f"ollama pull {model}"
-    out["ok"] = out["client"] is not None and out["model_pulled"]
+    elif chat:
+        from ragworkbook.llm import ollama_timeout
+
+        wait = ollama_timeout(chat_timeout) if (chat_timeout is not None or os.environ.get(
+            "RAGWORKBOOK_OLLAMA_TIMEOUT", "").strip()) else CHAT_TIMEOUT
+        out["chat"] = _chat_check(model, host, wait)
+        if not out["chat"]["ok"]:
+            out["error"] = (f"the server lists {model!r} but cannot answer a chat request: "
+                            f"{out['chat']['error']}")
+            out["fix"] = (f"check the server's log (the `ollama serve` output), then try `ollama run {model} "
+                          "hi`; a model too large for the memory fails this way; a slow first load may "
+                          "need a longer --ollama-timeout")
+    chat_ok = out["chat"] is None or out["chat"]["ok"]
+    out["ok"] = out["client"] is not None and out["model_pulled"] and chat_ok
     return out
 
 
@@ -123,7 +160,8 @@ def _replay_status() -> dict[str, Any]:
         for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
             try:
                 rec = Recording(f)
-                out["recordings"].append({"file": f.name, "entries": len(rec), "models": rec.models()})
+                out["recordings"].append({"file": f.name, "entries": len(rec), "models": rec.models(),
+                                          "without_checksum": rec.unchecked()})
             except ValueError as exc:
                 out["recordings"].append({"file": f.name, "entries": 0, "models": [], "error": str(exc)})
         out["ok"] = any(r["entries"] for r in out["recordings"])
@@ -192,7 +230,8 @@ def _selected_backend(ollama_ok: bool, ollama_server: bool) -> str:
 
 
 def doctor_report(*, load_models: bool = True, deep: bool = False,
-                  ollama_timeout: float = 0.5) -> dict[str, Any]:
+                  ollama_timeout: float = 0.5, chat_timeout: float | None = None,
+                  chat: bool = True) -> dict[str, Any]:
     """Everything ``ragworkbook doctor`` reports, as a JSON-ready dict.
 
     Keys: ``ragworkbook`` (version), ``python``, ``packages`` (distribution ->
@@ -202,12 +241,16 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
     ``ok`` (the offline default works). ``load_models=False`` skips loading the
     GGUF (then ``embedded.loaded`` is False). ``deep=True`` also loads NLTK's
     WordNet through :func:`ragworkbook.metrics.wordnet.status` (several seconds); the
-    default only checks that its files are found.
+    default only checks that its files are found. ``ollama_timeout`` bounds the
+    ``/api/tags`` request; when the model is pulled, one chat request (``chat=False``
+    skips it) waits at most ``chat_timeout`` seconds (default
+    ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else :data:`CHAT_TIMEOUT`); its result is
+    ``backends.ollama.chat``.
     """
     from ragworkbook import __version__
 
     packages = {name: _version(name) for name in PACKAGES}
-    ollama = _ollama_status(ollama_timeout)
+    ollama = _ollama_status(ollama_timeout, chat_timeout, chat)
     emb = _embedded_status(load_models)
     replay = _replay_status()
     selected = _selected_backend(ollama["ok"], ollama["server"])
@@ -260,6 +303,8 @@ def format_report(report: dict[str, Any]) -> str:
     if o["server"]:
         models = ", ".join(o["models"]) or "no models pulled"
         detail = f"server at {o['host']}; models: {models}"
+        if o.get("chat") and o["chat"]["ok"]:
+            detail += f"; {o['model']} answered a chat request in {o['chat']['seconds']:.1f} s"
         if o["error"]:
             detail += f"; {o['error']} -> {o['fix']}"
     else:

@@ -114,7 +114,8 @@ def test_unknown_model_names_the_pull_command(server):
 def test_error_mid_stream_is_reported(server):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url)
     server.fail_mid_stream_after = 2
-    with pytest.raises(LLMError, match=r"error \(mid-stream\): fake server: model runner crashed"):
+    said = r"error \(mid-stream, model 'smollm2:135m'\): fake server: model runner crashed"
+    with pytest.raises(LLMError, match=said):
         gen.chat("Tell me a long story.", options={"num_predict": 20})
     server.fail_mid_stream_after = 2
     with pytest.raises(LLMError, match=r"mid-stream"):

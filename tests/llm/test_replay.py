@@ -69,7 +69,7 @@ def test_file_format_is_sorted_and_complete(tmp_path):
     assert list(doc["entries"]) == sorted(doc["entries"])
     entry = next(e for e in doc["entries"].values() if e["schema"] is not None)
     assert set(entry) == {"backend", "model", "messages", "options", "schema", "text", "attempts",
-                          "raw_outputs", "recorded_at"}
+                          "raw_outputs", "recorded_at", "checksum"}
     assert entry["options"] == {"num_predict": 8, "seed": 0, "temperature": 0.0}
     text = path.read_text(encoding="utf-8")
     assert text == json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
@@ -166,7 +166,7 @@ def test_replay_model_comes_from_the_file(tmp_path):
     record_run(path, Echo("echo-7"))
     assert ReplayGenerator(path).model == "echo-7"
     RecordingGenerator(Echo("echo-8"), path).chat("hi")
-    with pytest.raises(ValueError, match="several models \\(echo-7, echo-8\\); pass model="):
+    with pytest.raises(ValueError, match="several models \\(echo-7, echo-8\\); choose one: .*model="):
         ReplayGenerator(path)
     assert ReplayGenerator(path, model="echo-8").chat("hi").model == "echo-8"
 

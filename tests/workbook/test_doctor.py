@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fakes.ollama_server import FAKE_MODEL, FakeOllama
+from fakes.faulty_ollama import FAKE_MODEL, FaultyOllama
 
 from ragworkbook.cli import main
 from ragworkbook.llm.replay import RecordingGenerator
@@ -33,7 +33,7 @@ def test_report_without_ollama_selects_the_embedded_model():
 
 
 def test_ollama_server_and_its_models_are_listed(monkeypatch):
-    with FakeOllama() as server:
+    with FaultyOllama() as server:  # answers without a model
         monkeypatch.setenv("OLLAMA_HOST", server.url)
         r = doctor_report(load_models=False)
         o = r["backends"]["ollama"]
@@ -44,6 +44,43 @@ def test_ollama_server_and_its_models_are_listed(monkeypatch):
         monkeypatch.setenv("RAGWORKBOOK_MODEL", FAKE_MODEL)
         o = doctor_report(load_models=False)["backends"]["ollama"]
         assert o["ok"] and o["model_pulled"] and o["error"] is None
+        # the pulled model was asked one tiny chat request, and answered
+        assert o["chat"]["ok"] and o["chat"]["answer"] == "OK" and len(server.requests) == 1
+        assert server.requests[0]["options"]["num_predict"] == 4
+
+
+@pytest.mark.parametrize("fault,said", [("500", "returned an error (HTTP 500, model"),
+                                        ("invalid_json", "did not answer like an Ollama server"),
+                                        ("slow", "did not answer within 0.3 s")])
+def test_a_server_that_lists_the_model_but_cannot_chat_is_not_ok(monkeypatch, fault, said):
+    with FaultyOllama(slow_seconds=2) as server:
+        server.add_fault(fault)
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        monkeypatch.setenv("RAGWORKBOOK_MODEL", FAKE_MODEL)
+        r = doctor_report(load_models=False, chat_timeout=0.3)
+        o = r["backends"]["ollama"]
+        assert o["server"] and o["model_pulled"] and not o["ok"] and not o["chat"]["ok"]
+        assert o["error"].startswith(f"the server lists {FAKE_MODEL!r} but cannot answer a chat request")
+        assert said in o["error"] and f"ollama run {FAKE_MODEL} hi" in o["fix"]
+        assert not r["ok"] and any("cannot answer a chat request" in p for p in r["problems"])
+        assert "[--] ollama" in format_report(r)
+
+
+def test_the_chat_check_timeout_comes_from_the_flag_or_the_environment(monkeypatch, capsys):
+    with FaultyOllama(slow_seconds=2) as server:
+        server.add_fault("slow")
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        monkeypatch.setenv("RAGWORKBOOK_MODEL", FAKE_MODEL)
+        monkeypatch.setenv("RAGWORKBOOK_OLLAMA_TIMEOUT", "0.2")
+        o = doctor_report(load_models=False)["backends"]["ollama"]
+        assert "did not answer within 0.2 s" in o["chat"]["error"]
+        from ragworkbook.workbook import doctor
+
+        real = doctor._embedded_status
+        monkeypatch.setattr(doctor, "_embedded_status", lambda load: real(False))  # no GGUF loaded here
+        assert main(["doctor", "--json", "--ollama-timeout", "0.4"]) == 1
+        o = json.loads(capsys.readouterr().out)["backends"]["ollama"]
+        assert "did not answer within 0.4 s" in o["chat"]["error"]
 
 
 def test_replay_recordings_are_counted(tmp_path, monkeypatch):
@@ -58,7 +95,8 @@ def test_replay_recordings_are_counted(tmp_path, monkeypatch):
     (tmp_path / "recordings" / "broken.json").write_text("{", encoding="utf-8")
     r = doctor_report(load_models=False)["backends"]["replay"]
     assert r["ok"]
-    assert r["recordings"][0] == {"file": "07_x.json", "entries": 2, "models": ["echo-1"]}
+    assert r["recordings"][0] == {"file": "07_x.json", "entries": 2, "models": ["echo-1"],
+                                  "without_checksum": 0}
     assert r["recordings"][1]["file"] == "broken.json" and "not valid JSON" in r["recordings"][1]["error"]
 
 
