@@ -49,8 +49,9 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def reference(module: str) -> types.ModuleType:
-    """Import a reference library for a cross-check.
+def reference(module: str, extra: str = "dev") -> types.ModuleType:
+    """Import a reference library for a cross-check; ``extra`` is the extra of ``pyproject.toml``
+    that declares it (named in the message when it is missing).
 
     Outside CI a missing library skips the test (a developer without the extra);
     under CI it fails the test: a reference check must run there.
@@ -58,10 +59,11 @@ def reference(module: str) -> types.ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        extras = "dev" if extra == "dev" else f"dev,{extra}"
         if in_ci():
-            pytest.fail(f"reference library {module!r} is missing under CI ({exc}); install the dev "
-                        "extras (`pip install -e .[dev]`)", pytrace=False)
-        pytest.skip(f"reference library {module!r} is not installed ({exc})")
+            pytest.fail(f"reference library {module!r} is missing under CI ({exc}); install the {extras} "
+                        f"extras (`pip install -e \".[{extras}]\"`; `make test` does)", pytrace=False)
+        pytest.skip(f"reference library {module!r} is not installed ({exc}); the {extra} extra has it")
 
 
 def _canonical(name: str) -> str:
