@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import _GUARD, MODEL_LOADERS, ModelLoadedInFastTest, declared_in_extra
+from conftest import declared_in_extra
+from fakes.model_guard import _GUARD, MODEL_LOADERS, ModelLoadedInFastTest
 
 
 def test_declared_in_extra_reads_pyproject(tmp_path):
