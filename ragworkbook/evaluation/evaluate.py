@@ -101,7 +101,7 @@ def _jsonable(x: Any) -> Any:
 
 
 def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge | Generator,
-                progress: bool) -> dict[str, Any]:
+                progress: bool, reliability: Any = None) -> dict[str, Any]:
     """Add the judged metrics to ``rows`` in place (values, outcomes with reasons, intermediates)."""
     from ragworkbook.judging.judge import Judge
     from ragworkbook.judging.metrics import evaluate_judged
@@ -120,13 +120,18 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
             r.setdefault("judgments", {})[m.name] = _jsonable(
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator
-    return {"judge": f"{g.backend}:{g.model}", "judge_model_calls": rep.n_model_calls}
+    from ragworkbook.judging.reliability import cards_for
+
+    cards = cards_for([m.name for m in judged], reliability, f"{g.backend}:{g.model}", g.model)
+    return {"judge": f"{g.backend}:{g.model}", "judge_model_calls": rep.n_model_calls,
+            "judge_reliability": _jsonable(cards)}
 
 
 def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]], *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
              judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-             progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None) -> Report:
+             progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
+             judge_reliability: Any = None) -> Report:
     """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
 
     - ``pipeline``: anything with ``.answer(question)`` returning an object with
@@ -145,6 +150,11 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
       wrapped in one) for the judged metrics and the hallucination flag.
     - ``metrics``: see :func:`resolve_metrics`.
     - ``progress``: a tqdm bar over the questions.
+    - ``judge_reliability``: what is known of the judge's reliability, carried into
+      ``report.meta["judge_reliability"]``: a
+      :class:`~ragworkbook.judging.check.JudgeCheck` (or its JSON), or a list of
+      them; a judged metric without one is ``"unmeasured"``
+      (:func:`ragworkbook.judging.reliability.cards_for`).
 
     Generation errors of the pipeline itself are not caught: a run whose
     generator is down should stop, not produce a report of failures.
@@ -183,7 +193,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
                 r["metrics"][m.name] = float(result.values[m.name][i])
         info["retrieval_depth"] = max(len(v) for v in rankings.values()) if rankings else 0
     if by_family["judged"]:
-        info.update(_judge_rows(rows, by_family["judged"], judge, progress))
+        info.update(_judge_rows(rows, by_family["judged"], judge, progress, judge_reliability))
     if by_family["generation"]:
         from ragworkbook.metrics.generation import generation_scores
 
