@@ -43,7 +43,8 @@ def _card(kappa: float, model: str = "rule-judge") -> dict:
 
 def _report(card=None, answer="The optimizer was Adam.", name="a"):
     return evaluate(Pipeline(answer), EVAL, judge=RuleJudge(),
-                    metrics=["faithfulness", "hallucination", "bleu"], progress=False, name=name, judge_reliability=card)
+                    metrics=["faithfulness", "hallucination", "bleu"], progress=False, name=name,
+                    judge_reliability=card)
 
 
 def test_an_unmeasured_judge_is_never_rated_acceptable_or_good():
