@@ -27,8 +27,14 @@ unit: setup
 notebooks: setup
 	$(PY) -m pytest notebooks $(NBVAL_FLAGS)
 
+# JupyterLab on notebooks/: make lab [LAB_PORT=8888] [LAB_IP=127.0.0.1] [LAB_ARGS="--IdentityProvider.token=..."]
+# No browser is opened (open the URL it prints); --allow-root is added when run as root.
+LAB_IP ?= 127.0.0.1
+LAB_PORT ?= 8888
+LAB_ARGS ?=
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks
+	$(VENV)/bin/jupyter lab notebooks --ip=$(LAB_IP) --port=$(LAB_PORT) --no-browser \
+		$(if $(filter 0,$(shell id -u)),--allow-root,) $(LAB_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check ragworkbook tests benchmarks

@@ -8,7 +8,8 @@ Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 ``reproduce`` with a documented-exact row that did not reproduce, ``doctor``
 with a problem) or a generation backend cannot answer (no Ollama server, model
 not pulled, strict-replay miss: the message says what to do); 2 for bad input
-(unknown metric, missing or malformed file), printed as ``ragworkbook CMD: error: ...``.
+(unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
+printed as ``ragworkbook CMD: error: ...``.
 """
 
 from __future__ import annotations
@@ -422,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args) or 0)
-    except (UsageError, FileNotFoundError, ValueError) as exc:
+    except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except LLMError as exc:  # backend down, model not pulled, replay miss: the message says what to do

@@ -118,10 +118,9 @@ def encode(texts: Sequence[str], *, cache: bool | str | os.PathLike[str] = False
     else:
         folder = Path(cache)
     file = folder / f"{cache_key(texts, model_path)}.npy"
-    if file.is_file():
-        arr = np.load(file)
-        if arr.shape[0] == len(texts):
-            return arr
+    cached = _read_cached(file, len(texts), 384 if model_path is None else None)
+    if cached is not None:
+        return cached
     arr = _encode_now(texts, model_path, batch_size)
     import io
 
@@ -130,6 +129,23 @@ def encode(texts: Sequence[str], *, cache: bool | str | os.PathLike[str] = False
     buf = io.BytesIO()
     np.save(buf, arr)
     atomic_write_bytes(file, buf.getvalue())
+    return arr
+
+
+def _read_cached(file: Path, n: int, dim: int | None) -> np.ndarray | None:
+    """The cached embeddings in ``file`` if it is a readable, finite float32 array of shape (n, dim)
+    (any width when ``dim`` is None); else None: a missing, corrupt or wrong-shaped file is
+    recomputed and overwritten, never returned."""
+    if not file.is_file():
+        return None
+    try:
+        arr = np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if arr.dtype != np.float32 or arr.ndim != 2 or arr.shape[0] != n:
+        return None
+    if (dim is not None and arr.shape[1] != dim) or not np.isfinite(arr).all():
+        return None
     return arr
 
 

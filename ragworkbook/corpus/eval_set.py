@@ -22,6 +22,7 @@ from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
     element_lines,
+    gc_paused,
     location,
     parse_json,
     parse_jsonl,
@@ -153,9 +154,15 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 
         path = data_path(DEFAULT_EVAL_SET)
     path = Path(path)
+    with gc_paused():
+        return _load_eval_set(path)
+
+
+def _load_eval_set(path: Path) -> EvalSet:
     text = read_text(path)
     meta: dict[str, Any] = {}
-    if path.suffix.lower() == ".jsonl":
+    jsonl = path.suffix.lower() == ".jsonl"
+    if jsonl:
         records = parse_jsonl(path, text)
     else:
         obj = parse_json(path, text)
@@ -180,7 +187,7 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
     items: list[EvalItem] = []
     seen: dict[str, int] = {}
     for i, (lineno, rec) in enumerate(records):
-        where = location(path, lineno) + ("" if path.suffix.lower() == ".jsonl" else f" (items[{i}])")
+        where = location(path, lineno) + ("" if jsonl else f" (items[{i}])")
         item = _item_from_record(rec, where)
         if item.id in seen:
             raise DatasetError(

