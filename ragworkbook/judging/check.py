@@ -67,8 +67,8 @@ from ragworkbook.judging.judge import Judge
 from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
 from ragworkbook.stats.resampling import Estimate, bootstrap_statistic
 
-__all__ = ["DatasetSpec", "DATASETS", "ALIASES", "resolve_dataset", "recording_path", "JudgeCheck",
-           "judge_check", "judge_name", "RELIABILITY_MIN_KAPPA"]
+__all__ = ["DatasetSpec", "DATASETS", "ALIASES", "RECORDED_PAIRS", "resolve_dataset", "recording_path",
+           "JudgeCheck", "judge_check", "judge_name", "RELIABILITY_MIN_KAPPA"]
 
 #: Cohen's kappa a judge needs on its judge-check before the targets view rates its metric
 #: ("substantial" agreement on the Landis & Koch scale).
@@ -110,6 +110,11 @@ DATASETS: dict[str, DatasetSpec] = {
         "RAGChecker meta-evaluation: two systems' answers per query with the reference answer, "
         "two annotators' preferences"),
 }
+
+#: How many pairs the bundled recordings of the embedded judge hold (``recording_path``): a replay can ask
+#: for at most these (``limit=RECORDED_PAIRS[name]``); the self-consistency repeats are recorded too.
+RECORDED_PAIRS = {"wikieval-faithfulness": 30, "wikieval-answer-relevance": 50,
+                  "wikieval-context-relevance": 30, "ragchecker": 24}
 
 ALIASES = {
     "ff": "wikieval-faithfulness", "faithfulness": "wikieval-faithfulness",

@@ -628,13 +628,14 @@ _D4 = {"wikieval-faithfulness": ("faithfulness", "0.95"),
 
 
 def _d4(ctx: _Context) -> ReproducedNumber:
-    from ragworkbook.judging.check import judge_check, recording_path
+    from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.replay import ReplayGenerator
 
     figs, checks = [], {}
     for name, (label, printed) in _D4.items():
-        res = judge_check(name, Judge(ReplayGenerator(recording_path(name))), limit=None, repeats=0)
+        res = judge_check(name, Judge(ReplayGenerator(recording_path(name))), limit=RECORDED_PAIRS[name],
+                          repeats=0)
         pa = res.stats["pairwise_accuracy"]
         checks[name] = {"n": res.n, "failures": res.failures, "pairwise_accuracy": pa.value,
                         "low": pa.low, "high": pa.high}

@@ -11,18 +11,15 @@ from typing import Any
 
 from ragworkbook.workbook.exercises import Solution, close, exercise, solves
 
-#: Pairs of RAGChecker's meta-evaluation in the recorded run (round-robin over its data sets).
-RAGCHECKER_PAIRS = 40
-
 
 @cache
 def _check(name: str) -> Any:
-    from ragworkbook.judging.check import judge_check, recording_path
+    from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.replay import ReplayGenerator
 
-    limit = RAGCHECKER_PAIRS if name == "ragchecker" else None
-    return judge_check(name, Judge(ReplayGenerator(recording_path(name))), limit=limit, repeats=0)
+    judge = Judge(ReplayGenerator(recording_path(name)))
+    return judge_check(name, judge, limit=RECORDED_PAIRS[name], repeats=0)
 
 
 def _constant_accuracy() -> float:
