@@ -231,7 +231,7 @@ class JudgeCheck:
             lines += self._format_binary()
         sc = s.get("self_consistency")
         if sc is not None:
-            unit = "pairs" if self.metric == "pairwise" else "items"
+            unit = ("pair" if self.metric == "pairwise" else "item") + ("" if sc["compared"] == 1 else "s")
             lines.append(f"self-consistency ({sc['repeats']} repeats at temperature {sc['temperature']} on "
                          f"{sc['pairs']} pairs, {sc['compared']} {unit}"
                          f" compared): flip rate {_est(sc['flip_rate'])}; failed repeats {sc['failed']}")
