@@ -102,14 +102,17 @@ class Comparison:
             row = self._row(m)
             cards = self.judge_reliability.get(str(row.name))
             if cards is not None and not trust_judge:
-                whys = []
-                for which, card in zip((self.name_a, self.name_b), cards, strict=True):
+                found = []
+                for which, card in zip(("A", "B"), cards, strict=True):
                     ok, why = trusted({"metric": str(row.name), **card},
                                       RELIABILITY_MIN_KAPPA if min_kappa is None else min_kappa)
                     if not ok:
-                        whys.append(f"in {which}: {why}")
-                if whys:
-                    untrusted[m] = "; ".join(whys) + " (pass --trust-judge to gate on it anyway)"
+                        found.append((which, why))
+                if len(found) == 2 and found[0][1] == found[1][1]:
+                    found = [("A and B", found[0][1])]
+                if found:
+                    untrusted[m] = "; ".join(f"in {which}: {why}" for which, why in found) + (
+                        " (pass --trust-judge to gate on it anyway)")
             if row["verdict"] == "worse":
                 worse.append(m)
             elif row["verdict"] == NOT_COMPARED:

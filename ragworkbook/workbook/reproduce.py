@@ -641,7 +641,9 @@ def _d4(ctx: _Context) -> ReproducedNumber:
                         "low": pa.low, "high": pa.high}
         figs.append(_fig(label, printed, pa.value))
     judged = ", ".join(f"{_D4[k][0]} {v['pairwise_accuracy']:.2f} [{v['low']:.2f}, {v['high']:.2f}] "
-                       f"on {v['n']} pairs ({v['failures']} failed judgments)" for k, v in checks.items())
+                       f"on {v['n']} pairs ({v['failures']} failed "
+                       f"judgment{'' if v['failures'] == 1 else 's'})"
+                       for k, v in checks.items())
     return _row("D4", "RAGAS paper: agreement with human pairwise preferences on WikiEval", "environment",
                 figs,
                 status="environment",

@@ -101,7 +101,7 @@ def test_the_gate_refuses_an_unmeasured_judge_unless_trusted(tmp_path):
     cmp = compare_reports(a, b)
     gate = cmp.gate(["faithfulness"])
     assert not gate.passed and list(gate.untrusted) == ["faithfulness"]
-    assert "in a: judge reliability unmeasured" in gate.untrusted["faithfulness"]
+    assert "in A and B: judge reliability unmeasured" in gate.untrusted["faithfulness"]
     assert "--trust-judge" in gate.untrusted["faithfulness"]
     assert cmp.gate(["bleu"]).untrusted == {}  # not judged: nothing to trust
     trusted = cmp.gate(["faithfulness"], trust_judge=True)
