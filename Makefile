@@ -7,7 +7,7 @@ BACKEND ?= embedded
 PY := $(VENV)/bin/python
 NBVAL_FLAGS := --nbval --nbval-sanitize-with notebooks/sanitize.cfg --nbval-current-env
 
-.PHONY: setup reproduce test unit notebooks lab lint bench
+.PHONY: setup reproduce test unit fast notebooks lab lint bench
 
 setup: $(VENV)/.ragworkbook-installed
 
@@ -24,6 +24,10 @@ test: setup
 unit: setup
 	$(PY) -m pytest tests
 
+# the unit tests that load no model (MiniLM, BERTScore, llama.cpp): seconds
+fast: setup
+	$(PY) -m pytest -m fast tests
+
 notebooks: setup
 	$(PY) -m pytest notebooks $(NBVAL_FLAGS)
 
@@ -39,6 +43,9 @@ lab: setup
 lint: setup
 	$(VENV)/bin/ruff check ragworkbook tests benchmarks
 
+# make bench TREC_EVAL=path/to/trec_eval adds the C trec_eval's row to bench_trec_eval.py (built from its
+# source with make; without it that row is skipped)
 bench: setup
 	$(PY) benchmarks/bench_retrieval_metrics.py
 	$(PY) benchmarks/bench_embedded.py
+	$(PY) benchmarks/bench_trec_eval.py --ties $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL))

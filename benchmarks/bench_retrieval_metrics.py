@@ -162,8 +162,9 @@ def main(argv=None) -> int:
     print(f"max |mean difference|: pytrec_eval {diff_trec:.1e}, ranx {diff_ranx:.1e}, "
           f"arrays vs dicts {diff_arr:.1e}")
     if n_diff:
-        print(f"  {n_diff} queries differ from pytrec_eval: trec_eval compares scores as float32, so two"
-              " scores equal in float32 are a tie for it (broken by doc id) but not for us")
+        print(f"  {n_diff} queries differ from pytrec_eval: it compares scores as float32 (trec_eval 9's"
+              " code), so two scores equal in float32 are a tie for it (broken by doc id);"
+              " score_precision='float32' does the same")
     print()
     print("from dicts (each library builds its own input objects from the same dicts):")
     print(f"  ragworkbook evaluate_run      {t_ours:7.2f} s")

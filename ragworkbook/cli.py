@@ -39,24 +39,27 @@ def _split_names(values: Iterable[str] | None) -> list[str] | None:
 # ---------------------------------------------------------------------------------------------
 def cmd_ir_eval(args: argparse.Namespace) -> int:
     """``ragworkbook ir-eval``: the metrics of a TREC run file against a TREC qrels file."""
-    from ragworkbook.corpus.trec import read_qrels, read_run
-    from ragworkbook.metrics.batch import evaluate_run
+    from ragworkbook.corpus.trec import read_qrels_columns, read_run_columns
+    from ragworkbook.metrics.batch import evaluate_columns
     from ragworkbook.metrics.registry import parse_metrics
 
     metrics = parse_metrics(args.metric, "retrieval")
-    qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
-    result = evaluate_run(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
-                          missing=args.missing, max_grade=args.max_grade)
+    qrels = read_qrels_columns(args.qrels)
+    run = read_run_columns(args.run)
+    result = evaluate_columns(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
+                              missing=args.missing, max_grade=args.max_grade, depth=args.depth,
+                              relevance_level=args.relevance_level, score_precision=args.score_precision)
     names = result.metrics
     if args.json:
         out: dict[str, Any] = {"qrels": str(args.qrels), "run": str(args.run), "gain": result.gain,
-                               "n_queries": result.n_queries, "mean": result.mean}
+                               "score_precision": args.score_precision, "n_queries": result.n_queries,
+                               "mean": result.mean}
         if result.skipped:
             out["skipped"] = result.skipped
         if args.per_query:
             out["per_query"] = result.per_query
-        print(json.dumps(out, indent=2))
+        # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
+        print(json.dumps(out, indent=2, allow_nan=False))
         return 0
     width = max(len(n) for n in names + ["num_q"])
     if args.per_query:
@@ -85,18 +88,26 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_download_paper(args: argparse.Namespace) -> int:
-    """``ragworkbook download-paper [--out PATH]``."""
-    from ragworkbook.corpus.pdf import download_paper, load_pdf_pages
+    """``ragworkbook download-paper [--out PATH] [--force]``: says whether it downloaded or kept a file."""
+    from pathlib import Path
 
+    from ragworkbook.corpus.pdf import default_paper_path, download_paper, load_pdf_pages, paper_is_present
+
+    dest = Path(args.out) if args.out else default_paper_path()
+    kept = paper_is_present(dest) and not args.force
     try:
-        path = download_paper(args.out)
+        path = download_paper(dest, force=args.force)
     except ConnectionError as exc:
         print(f"ragworkbook download-paper: error: {exc}", file=sys.stderr)
         return 1
     pages = load_pdf_pages(path)
     n_chars = sum(len(p.text) for p in pages)
-    print(f"saved {path} ({path.stat().st_size:,} bytes, {len(pages)} pages, {n_chars:,} characters of text)")
-    print(f"next: from ragworkbook.corpus.pdf import load_pdf_pages; pages = load_pdf_pages({str(path)!r})")
+    about = f"({path.stat().st_size:,} bytes, {len(pages)} pages, {n_chars:,} characters of text)"
+    if kept:
+        print(f"kept the existing {path} {about}: nothing downloaded (--force downloads it again)")
+    else:
+        print(f"saved {path} {about}")
+    print(f"next: ragworkbook reproduce --pdf {path}   (C1 and C4 on this PDF)")
     return 0
 
 
@@ -117,45 +128,136 @@ def format_summary(report: Report) -> str:
     return "\n".join(lines)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    """``ragworkbook eval``: run the naive RAG over an eval set, print the aggregates, save the report."""
-    from ragworkbook._validate import check_k
+def _unscored_lines(report: Report) -> list[str]:
+    """One line per metric with values not scored: how many, and why (outcome and reason)."""
+    out = []
+    for m in report.metrics:
+        counts: dict[str, int] = {}
+        for why in report.unscored(m).values():
+            key = f"{why.outcome} ({why.reason})"
+            counts[key] = counts.get(key, 0) + 1
+        if counts:
+            out.append(f"  {m}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    return out
+
+
+def _eval_judge(args: argparse.Namespace) -> Any:
+    if not args.judge:
+        return None
+    from ragworkbook.llm import get_generator
+
+    return get_generator(backend=args.backend, model=args.model, recording=args.recording,
+                         announce=not args.json)
+
+
+def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
+    """``eval --answers FILE``: score the file's answers and contexts as they are."""
+    from ragworkbook.evaluation.outputs import evaluate_outputs
+
+    clash = [opt for opt, value in (("--eval-set", args.eval_set), ("--corpus", args.corpus),
+                                    ("--retriever", args.retriever)) if value]
+    if clash:
+        verb = "is" if len(clash) == 1 else "are"
+        raise UsageError(f"{' and '.join(clash)} {verb} for running the pipeline; "
+                         "with --answers the file's answers and contexts are scored as they are (nothing is "
+                         "retrieved or generated): put references and relevance in the file or in --qrels")
+    unused = [opt for opt, value in (("--backend", args.backend), ("--model", args.model),
+                                     ("--recording", args.recording)) if value]
+    if unused and not args.judge:
+        raise UsageError(f"with --answers, {', '.join(unused)} choose the judge's model: add --judge, "
+                         "or drop them")
+    return evaluate_outputs(args.answers, qrels=qrels, k=k, judge=_eval_judge(args),
+                            metrics=_split_names(args.metric), progress=not args.no_progress, name=args.name)
+
+
+def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
+    """``eval``: run the naive RAG over the eval set and score it."""
     from ragworkbook.corpus.chunking import chunk_pages
     from ragworkbook.corpus.eval_set import load_eval_set
     from ragworkbook.corpus.ground_truth import keyword_qrels
     from ragworkbook.corpus.pages import load_corpus
     from ragworkbook.evaluation.evaluate import evaluate, resolve_metrics
 
-    k = check_k(args.k, "--k")
     eval_set = load_eval_set(args.eval_set)
     corpus = load_corpus(args.corpus)
-    wanted = resolve_metrics(_split_names(args.metric), k=k, have_qrels=True, have_judge=bool(args.judge))
-    depth = max([k] + [m.k for m in wanted if m.family == "retrieval" and m.k is not None])
     chunks = chunk_pages(corpus)
-    qrels = keyword_qrels(chunks, eval_set)
+    if not chunks:
+        raise ValueError(f"{args.corpus}: no text to retrieve from (every page is empty or shorter than 40 "
+                         "characters; a scanned PDF has no extractable text)")
+    if qrels_file is not None:
+        qrels = {it.id: dict(qrels_file[it.id]) for it in eval_set if it.id in qrels_file}
+    else:
+        qrels = keyword_qrels(chunks, {it.id: it.keyword for it in eval_set if it.keyword})
+    unjudged = [it.id for it in eval_set if it.id not in qrels]
+    wanted = resolve_metrics(_split_names(args.metric), k=k, have_qrels=bool(qrels),
+                             have_judge=bool(args.judge))
+    depth = max([k] + [m.k for m in wanted if m.family == "retrieval" and m.k is not None])
     from ragworkbook.retrieval.runs import build_retriever
 
-    retriever = build_retriever(args.retriever, chunks)
+    retriever_kind = args.retriever or "dense"
+    retriever = build_retriever(retriever_kind, chunks)
     from ragworkbook.llm import get_generator
     from ragworkbook.pipeline.naive import NaiveRAG
 
     generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
                               announce=not args.json)
     pipeline = NaiveRAG(retriever, generator, k=k, depth=depth)
-    report = evaluate(pipeline, eval_set, qrels=qrels, k=k, judge=generator if args.judge else None,
-                      metrics=[m.name for m in wanted], progress=not args.no_progress, name=args.name,
-                      meta={"retriever": args.retriever, "corpus": getattr(corpus, "title", "")})
+    return evaluate(pipeline, eval_set, qrels=qrels if qrels else None, k=k,
+                    judge=generator if args.judge else None, metrics=[m.name for m in wanted],
+                    progress=not args.no_progress, name=args.name, unjudged=unjudged,
+                    meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")})
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
+    a system already produced; print the aggregates, save the report."""
+    from ragworkbook._validate import check_k
+
+    k = check_k(args.k, "--k")
+    qrels = None
+    if args.qrels:
+        from ragworkbook.corpus.trec import read_qrels
+
+        qrels = read_qrels(args.qrels)
+    report = _eval_answers(args, k, qrels) if args.answers else _eval_pipeline(args, k, qrels)
     if args.out:
         report.save(args.out)
     if args.json:
         print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
+        return 0
+    m = report.meta
+    if args.answers:
+        rel = ", ".join(f"{n} by {src}" if src in ("qrels", "ids", "keyword") else f"{n} none ({src})"
+                        for src, n in m.get("relevance", {}).items())
+        print(f"{len(report.rows)} answers from {args.answers}, scored as given (nothing retrieved or "
+              f"generated); relevance: {rel}; k={k}")
+        if m.get("generated_ids"):
+            print(f"{m['generated_ids']} records without an id got one from their question "
+                  "(`ragworkbook schema answers` says how)")
+        if m.get("ignored_fields"):
+            print(f"fields not used: {', '.join(m['ignored_fields'])}")
     else:
-        m = report.meta
         print(f"{len(report.rows)} questions, {m.get('backend', '?')}:{m.get('model', '?')}, "
-              f"{args.retriever} retrieval, k={k}")
-        print(format_summary(report))
-        if args.out:
-            print(f"report saved to {args.out}")
+              f"{m.get('retriever', '?')} retrieval, k={k}")
+    print(format_summary(report))
+    lines = _unscored_lines(report)
+    if lines:
+        print("not scored:")
+        print("\n".join(lines))
+    if args.out:
+        print(f"report saved to {args.out}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """``ragworkbook schema NAME``: print the JSON Schema of an input format (``--path``: its file)."""
+    from ragworkbook.schemas import SCHEMAS, schema_path, schema_text
+
+    if not args.name:
+        for name in SCHEMAS:
+            print(f"{name:<10}{schema_path(name)}")
+        return 0
+    print(schema_path(args.name) if args.path else schema_text(args.name).rstrip("\n"))
     return 0
 
 
@@ -192,7 +294,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
-              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A")
+              f"paired {args.method} test per metric, alpha = {args.alpha}, diff = B - A; "
+              f"[ci_low, ci_high] = the differences the same test does not reject at alpha "
+              f"({cmp.ci_method}), so it excludes 0 exactly when p < alpha")
         print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
     for m in gate.worse:
         print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
@@ -242,13 +346,17 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
 # reproduce
 # ---------------------------------------------------------------------------------------------
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """``ragworkbook reproduce [--json]``: recompute and print every documented number.
+    """``ragworkbook reproduce [--json] [--pdf FILE]``: recompute and print every documented number
+    (with ``--pdf``, C1 and C4 on the user's copy of the paper unless ``--only`` names rows).
 
     Exit code 1 if a row documented as exact did not reproduce, else 0.
     """
-    from ragworkbook.workbook.reproduce import NEEDS_MODEL, check_ids, format_table, reproduce_all
+    from ragworkbook.workbook.reproduce import NEEDS_MODEL, PDF_ROWS, check_ids, format_table, reproduce_all
 
-    ids = check_ids(_split_names(args.only))
+    only = _split_names(args.only)
+    if args.pdf and only is None:
+        only = list(PDF_ROWS)
+    ids = check_ids(only)
     generator = None
     if any(i in NEEDS_MODEL for i in ids):
         from ragworkbook.llm import get_generator
@@ -256,10 +364,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         # with --json, stdout must be JSON only: no "using embedded backend" line
         generator = get_generator(backend=args.backend, model=args.model, recording=args.recording,
                                   announce=not args.json)
-    rows = reproduce_all(generator, only=ids, progress=not args.no_progress)
+    rows = reproduce_all(generator, only=ids, progress=not args.no_progress, pdf=args.pdf)
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
     else:
+        src = next((r.details["source"] for r in rows if "source" in r.details), None)
+        if src:
+            print(f"C rows on {src['pdf']} ({src['bytes']:,} bytes, {src['pages']} pages), text extracted "
+                  f"by pypdf {src['pypdf']}")
         print(format_table(rows))
     broken = [r.id for r in rows if r.documented_status == "exact" and r.status != "exact"]
     if broken:
@@ -295,24 +407,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- ir-eval ---------------------------------------------------------------------------
     p = add("ir-eval", cmd_ir_eval,
-            help="retrieval metrics over TREC-format qrels and run files",
+            help="retrieval metrics over TREC-format qrels and run files, as trec_eval computes them",
             description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
-            "and a TREC run file (`qid Q0 doc rank score tag`). Metric names may be written "
-            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec) or as ragworkbook names "
-            "(precision@5, ndcg@10, mrr); the output uses the names as given.")
+            "and a TREC run file (`qid Q0 doc rank score tag`; text after the sixth field is ignored, "
+            "as trec_eval does). Rankings follow trec_eval: by score, ties broken by document id "
+            "descending, the rank column ignored; scores compared at full precision, as trec_eval 10 "
+            "(--score-precision float32 for trec_eval 9 / pytrec_eval). Metric names may be written "
+            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec, map_cut_100, success_1) or as "
+            "ragworkbook names (precision@5, ndcg@10, mrr, err@20); the output uses the names as given. "
+            "trec_eval's flags: -c, -M, -l, -q.")
     p.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid grade")
     p.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
     p.add_argument("--metric", action="append", required=True,
                    help="metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
     p.add_argument("--gain", choices=["linear", "exponential"], default="linear",
-                   help="gain for (n)dcg: linear = rel, exponential = 2^rel - 1")
+                   help="gain for (n)dcg: linear = rel (trec_eval), exponential = 2^rel - 1")
     p.add_argument("--max-grade", type=float, default=4.0,
-                   help="top grade of the relevance scale, for ERR (default 4, as gdeval)")
+                   help="top grade of the relevance scale, for ERR: a grade g stops the user with "
+                   "probability (2^g - 1) / 2^max-grade (default 4, gdeval's MAX_JUDGMENT; a larger grade "
+                   "is an error)")
     p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
                    help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
     p.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                   help="judged queries absent from the run: leave out (trec_eval) or score 0 (trec_eval -c)")
-    p.add_argument("--per-query", action="store_true", help="print one row per query too")
+                   help="judged queries absent from the run: leave out (pytrec_eval) or score 0 "
+                   "(trec_eval -c)")
+    p.add_argument("-c", dest="missing", action="store_const", const="zero",
+                   help="trec_eval's -c: the same as --missing zero")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                   help="trec_eval's -M: only the first N documents of each ranking count")
+    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
+                   help="trec_eval's -l: relevant = grade >= LEVEL for the binary metrics (P, recall, "
+                   "success, MRR, MAP, R-precision); gains still come from the grades (default: grade > 0)")
+    p.add_argument("--score-precision", choices=["float64", "float32"], default="float64",
+                   help="float64 (default): scores compared at full precision, as trec_eval 10; float32: "
+                   "rounded to float32 first, as trec_eval 9, pytrec_eval and ir_measures (scores closer "
+                   "than about 6e-8 relative then tie, broken by document id)")
+    p.add_argument("-q", "--per-query", action="store_true",
+                   help="print one row per query too (trec_eval -q)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     # --- doctor, download-paper ----------------------------------------------------------
@@ -322,21 +453,45 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also load NLTK's WordNet to prove it works (several seconds)")
     p = add("download-paper", cmd_download_paper,
             help="download 'Attention Is All You Need' from arXiv (needs the internet)")
-    p.add_argument("--out", default=None, help="where to save the PDF")
+    p.add_argument("--out", default=None, help="where to save the PDF (default: the cache folder)")
+    p.add_argument("--force", action="store_true", help="download even if the file is already there")
 
     # --- eval, compare, reproduce ----------------------------------------------------------
-    p = add("eval", cmd_eval, help="evaluate the RAG pipeline over an eval set -> report JSON",
-            description="Run the naive RAG pipeline (retrieve k chunks, generate an answer) over "
-            "an eval set and score retrieval, generation and (with --judge) judged metrics.")
-    p.add_argument("--eval-set", default=None, help="eval set .json/.jsonl (default: data/eval_set.json)")
+    p = add("eval", cmd_eval,
+            help="evaluate the RAG pipeline, or the answers of your own system -> report JSON",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            description="Run the naive RAG pipeline (retrieve k chunks, generate an answer) over an eval set "
+            "and score retrieval, generation and (with --judge) judged metrics.\n\n"
+            "With --answers FILE, score the answers and contexts another system already produced, as "
+            "they are: nothing is retrieved or generated. FILE is JSONL, a JSON array or CSV, with the "
+            "workbook's, RAGAS 0.2+ (user_input, response, retrieved_contexts, reference) or RAGAS 0.1 "
+            "(question, answer, contexts, ground_truth) field names. Retrieval metrics need relevance "
+            "(--qrels with context ids, relevant ids or a keyword per record); generation metrics a "
+            "reference; judged metrics --judge. What a record cannot be scored on is counted as "
+            "undefined, with its reason.\n\n"
+            "File formats: `ragworkbook schema answers` and `ragworkbook schema eval-set` print the "
+            "JSON Schemas (README: 'Bring your own system').")
+    p.add_argument("--answers", default=None, metavar="FILE",
+                   help="score this file's answers and contexts as given (.jsonl, .json or .csv; "
+                   "`ragworkbook schema answers`)")
+    p.add_argument("--qrels", default=None, metavar="FILE",
+                   help="TREC qrels (qid 0 docid grade) keyed by question id: the relevance judgements "
+                   "(default: the eval set's keywords over the chunks; with --answers: per-record relevant "
+                   "ids or keywords)")
+    p.add_argument("--eval-set", default=None,
+                   help="eval set .json/.jsonl (default: data/eval_set.json; `ragworkbook schema eval-set`)")
     p.add_argument("--corpus", default=None,
-                   help="paged corpus .json/.jsonl (default: data/attention_notes.json)")
+                   help="what to retrieve from: a paged corpus .json/.jsonl, a PDF, a .txt/.md file or a "
+                   "folder of PDFs and text files (default: data/attention_notes.json)")
     p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
-                   help="generation backend (default: $RAGWORKBOOK_BACKEND or auto)")
+                   help="generation (and judge) backend (default: $RAGWORKBOOK_BACKEND or auto)")
     p.add_argument("--model", default=None, help="model name (default: the backend's default)")
     p.add_argument("--recording", default=None, help="replay/record file for the generator")
-    p.add_argument("--retriever", default="dense", choices=["dense", "bm25", "hybrid"])
-    p.add_argument("--k", type=int, default=3, help="chunks given to the generator (default 3)")
+    p.add_argument("--retriever", default=None, choices=["dense", "bm25", "hybrid"],
+                   help="retriever of the pipeline (default: dense)")
+    p.add_argument("--k", type=int, default=3,
+                   help="chunks given to the generator, and the cutoff of retrieval metrics named without "
+                   "one (default 3)")
     p.add_argument("--judge", action=argparse.BooleanOptionalAction, default=False,
                    help="also compute the LLM-judged metrics with the same backend (slow)")
     p.add_argument("--metric", action="append", default=None,
@@ -346,6 +501,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="write the report JSON here")
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = add("schema", cmd_schema, help="print the JSON Schema of an input format (answers, eval-set)",
+            description="Print the JSON Schema of an input file format: `answers` (the outputs of a RAG "
+            "system, for `eval --answers`) or `eval-set` (the questions, for `eval --eval-set`). Each "
+            "schema's description states the accepted file forms, field names, the id rule and where "
+            "relevance comes from. Without a name: list the schemas and their files.")
+    p.add_argument("name", nargs="?", choices=["answers", "eval-set"], help="which schema")
+    p.add_argument("--path", action="store_true", help="print the schema file's path instead")
 
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
             description="Compare report B against report A question by question (paired "
@@ -408,6 +571,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recording", default=None, help="replay/record file for the generator")
     p.add_argument("--only", action="append", default=None, metavar="ID",
                    help="only these rows (e.g. --only A1 --only C3), repeatable or comma-separated")
+    p.add_argument("--pdf", default=None, metavar="FILE",
+                   help="your copy of the paper (`ragworkbook download-paper`): recompute C1 and C4 on it "
+                   "(only those rows unless --only says otherwise) and name the pypdf that extracted it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 

@@ -4,23 +4,44 @@ Markers (registered in ``pyproject.toml``):
 
 - ``model``: loads a model (MiniLM / BERTScore through torch, or SmolLM2 through
   llama.cpp). Every other test is marked ``fast`` here, so ``pytest -m fast``
-  runs the quick ones.
+  runs the quick ones. A ``fast`` test that reaches one of the model loaders
+  fails with a message saying to mark it (see :data:`MODEL_LOADERS`).
 - ``reference``: a cross-check against a reference implementation (pytrec_eval,
   ranx, ir_measures, scikit-learn, statsmodels, scipy, ragas, the libraries the
   generation metrics wrap). Use :func:`reference` to import the reference
   library: on a developer machine without it the test is skipped, but under CI
   (``CI`` set) a missing reference library is a failure, never a silent skip.
+  A core dependency of the package (llama_cpp, sentence-transformers, the
+  embedded model) is imported directly: without it a test fails, never skips.
 
-The fakes (a stand-in Ollama server, rule-based judges) live in ``tests/fakes``.
+The fakes (a stand-in Ollama server, rule-based judges, a table-driven pipeline)
+live in ``tests/fakes``; the shared data (the carbon-pricing example, the bundled
+corpus, chunks and eval set) are the fixtures below.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import os
+import re
+import socket
+import sys
+import threading
 import types
+from pathlib import Path
 
 import pytest
+
+# pytest imports this file as ``tests.conftest``; the tests import it as ``conftest`` (``pythonpath =
+# tests``). Both names are this one module, so the model guard below has one state.
+sys.modules.setdefault("conftest", sys.modules[__name__])
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- reference libraries
 
 
 def in_ci() -> bool:
@@ -43,10 +64,175 @@ def reference(module: str) -> types.ModuleType:
         pytest.skip(f"reference library {module!r} is not installed ({exc})")
 
 
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared_in_extra(package: str, extra: str = "dev", pyproject: Path | None = None) -> bool:
+    """Whether ``pyproject.toml`` (the repository's by default) lists ``package`` in the
+    optional dependencies ``extra``.
+
+    A self-reference (``ragworkbook[ragas]`` inside ``dev``) counts: the extras it
+    names are followed.
+    """
+    import tomllib
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((pyproject or REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = extras.get("project", {}).get("optional-dependencies", {})
+    seen: set[str] = set()
+
+    def lists(name: str) -> bool:
+        if name in seen:
+            return False
+        seen.add(name)
+        for spec in extras.get(name, []):
+            req = Requirement(spec)
+            if _canonical(req.name) == _canonical(package):
+                return True
+            if _canonical(req.name) == "ragworkbook" and any(lists(e) for e in req.extras):
+                return True
+        return False
+
+    return lists(extra)
+
+
+# --------------------------------------------------------------------------- fast / model markers
+
+#: The functions through which the package loads a model, with what they load.
+#: ``_load_llama`` is below the checks of ``load_llama`` (a missing llama_cpp is
+#: reported without loading anything, and is a fast test).
+MODEL_LOADERS = (
+    ("ragworkbook.embeddings", "get_model", "MiniLM (sentence-transformers)"),
+    ("ragworkbook.metrics.generation", "get_bertscorer", "BERTScore (torch)"),
+    ("ragworkbook.llm.embedded", "_load_llama", "SmolLM2 (llama.cpp)"),
+)
+
+
+class ModelLoadedInFastTest(BaseException):
+    """A test without the ``model`` marker reached a model loader.
+
+    A BaseException, so an ``except Exception`` in the code under test does not hide it.
+    """
+
+
+class _Guard:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.nodeid: str | None = None  # the running test, when it is a fast one
+        self.violations: dict[str, str] = {}
+
+    def check(self, what: str) -> None:
+        with self.lock:
+            nodeid = self.nodeid
+            if nodeid is None:
+                return
+            message = (f"{nodeid} loads {what} but is not marked @pytest.mark.model: mark it, so that "
+                       "`pytest -m fast` loads no model")
+            self.violations.setdefault(nodeid, message)
+        raise ModelLoadedInFastTest(message)
+
+
+_GUARD = _Guard()
+
+
+def _guarded(func, what: str):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        _GUARD.check(what)
+        return func(*args, **kwargs)
+
+    for attr in ("cache_info", "cache_clear"):  # lru_cache's helpers are not copied by wraps
+        if hasattr(func, attr):
+            setattr(wrapper, attr, getattr(func, attr))
+    return wrapper
+
+
+def _install_guard() -> None:
+    for module, name, what in MODEL_LOADERS:
+        mod = importlib.import_module(module)
+        func = getattr(mod, name)
+        if not getattr(func, "_fast_guard", False):
+            wrapped = _guarded(func, what)
+            wrapped._fast_guard = True
+            setattr(mod, name, wrapped)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _install_guard()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("model") is None and item.path.suffix == ".py":
             item.add_marker(pytest.mark.fast)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # set before any fixture of the test is built, module-scoped ones included
+    with _GUARD.lock:
+        _GUARD.nodeid = item.nodeid if item.get_closest_marker("model") is None else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    message = _GUARD.violations.get(item.nodeid)
+    if message and report.passed and report.when in ("setup", "call"):
+        # the code under test caught the guard's exception: the test still fails
+        report.outcome = "failed"
+        report.longrepr = message
+
+
+# --------------------------------------------------------------------------- environment
+
+
+@pytest.fixture()
+def clean_env(monkeypatch):
+    """No backend, record or model choice from the developer's environment."""
+    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def no_ollama(monkeypatch) -> str:
+    """``OLLAMA_HOST`` points at a port nothing listens on: no Ollama server. Returns that host."""
+    host = f"127.0.0.1:{free_port()}"
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    return host
+
+
+@pytest.fixture()
+def hide_package(monkeypatch):
+    """``hide_package("name")``: ``importlib.util.find_spec("name")`` answers None, as if not installed."""
+    import importlib.util
+
+    hidden: set[str] = set()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in hidden else real(name, *a))
+    return hidden.add
+
+
+@pytest.fixture()
+def no_network(monkeypatch):
+    """Any network connection or ``nltk.download`` fails the test."""
+    import nltk
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a test tried to use the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(nltk, "download", refuse)
 
 
 @pytest.fixture()
@@ -58,11 +244,60 @@ def fake_ollama():
         yield server
 
 
-@pytest.fixture(scope="session")
-def carbon():
-    """The carbon-pricing worked example (``data/carbon_pricing.json``)."""
-    import json
+# --------------------------------------------------------------------------- shared data
 
+
+@pytest.fixture(scope="session")
+def carbon() -> dict:
+    """The carbon-pricing worked example (``data/carbon_pricing.json``)."""
     from ragworkbook.paths import data_path
 
     return json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def carbon_ranking(carbon) -> list[str]:
+    """The carbon example's five retrieved chunk ids, in rank order (grades 0, 2, 3, 1, 1)."""
+    return [c["id"] for c in sorted(carbon["chunks"], key=lambda c: c["rank"])]
+
+
+@pytest.fixture(scope="session")
+def carbon_grades(carbon) -> dict[str, int]:
+    """The carbon example's graded relevance, chunk id -> grade."""
+    return {c["id"]: c["grade"] for c in carbon["chunks"]}
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """The bundled corpus (notes on "Attention Is All You Need")."""
+    from ragworkbook.corpus.pages import load_corpus
+
+    return load_corpus()
+
+
+@pytest.fixture(scope="session")
+def chunks(corpus):
+    """The bundled corpus in the documented 400/50/40 chunks."""
+    from ragworkbook.corpus.chunking import chunk_pages
+
+    return chunk_pages(corpus)
+
+
+@pytest.fixture(scope="session")
+def eval_set():
+    """The bundled eval set (eight questions)."""
+    from ragworkbook.corpus.eval_set import load_eval_set
+
+    return load_eval_set()
+
+
+@pytest.fixture(scope="session")
+def sentence_transformer():
+    """The local MiniLM loaded by sentence-transformers itself (not through ``ragworkbook.embeddings``),
+    once per session: the reference for cosine checks. Only for tests marked ``model``."""
+    from sentence_transformers import SentenceTransformer
+
+    from ragworkbook.embeddings import minilm_path
+
+    return SentenceTransformer(str(minilm_path()), device="cpu")
+

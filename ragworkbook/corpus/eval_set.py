@@ -7,7 +7,11 @@ Two formats, chosen by the file suffix:
   or a bare array of items;
 - ``.jsonl``: one item per line; blank lines are skipped.
 
-Validation is strict and the errors name the file, the line and the field
+An item is described by the JSON Schema ``ragworkbook/schemas/eval_set.schema.json``
+(``ragworkbook schema eval-set``): ``question`` and ``reference`` are required
+(RAGAS's ``user_input`` and ``ground_truth`` are accepted for them), ``id`` and
+``keyword`` are optional. Validation is strict; every problem of a file is
+reported at once, each naming the file, the line and the field
 (:class:`~ragworkbook.corpus.jsonfile.DatasetError`).
 """
 
@@ -26,11 +30,12 @@ from ragworkbook.corpus.jsonfile import (
     location,
     parse_json,
     parse_jsonl,
+    raise_problems,
     read_text,
-    require_str,
 )
 
-__all__ = ["DEFAULT_EVAL_SET", "EvalItem", "EvalSet", "load_eval_set", "eval_set_from_records", "as_items"]
+__all__ = ["DEFAULT_EVAL_SET", "EVAL_FIELDS", "EvalItem", "EvalSet", "load_eval_set", "eval_set_from_records",
+           "as_items"]
 
 DEFAULT_EVAL_SET = "eval_set.json"
 
@@ -111,32 +116,53 @@ def as_items(eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> list
     return items
 
 
-def _item_from_record(rec: Any, where: str) -> EvalItem:
-    if not isinstance(rec, dict):
-        raise DatasetError(f"{where}: an eval item must be a JSON object, got {type(rec).__name__}")
-    rid = rec.get("id")
-    if isinstance(rid, int) and not isinstance(rid, bool):
-        rec = {**rec, "id": str(rid)}
-    return EvalItem(
-        id=require_str(rec, "id", where, "item"),
-        question=require_str(rec, "question", where, "item"),
-        keyword=require_str(rec, "keyword", where, "item"),
-        reference=require_str(rec, "reference", where, "item"),
-    )
+#: Eval-set field -> accepted names (the workbook's first, then RAGAS's).
+EVAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "id": ("id",),
+    "question": ("question", "user_input"),
+    "reference": ("reference", "ground_truth"),
+    "keyword": ("keyword",),
+}
+
+
+def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[EvalItem]:
+    """Check every ``(where, record)`` against the eval-set schema and build the items, or raise
+    every problem at once (:func:`~ragworkbook.corpus.jsonfile.raise_problems`)."""
+    from ragworkbook.corpus.answers import assign_ids, resolve_fields
+    from ragworkbook.schemas import record_problems
+
+    problems: list[str] = []
+    parsed: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for i, (where, rec) in enumerate(entries):
+        if not isinstance(rec, dict):
+            problems.append(f"{where}: an eval item must be a JSON object, got {type(rec).__name__}")
+            continue
+        found = record_problems(rec, "eval-set", where, "item")
+        values, conflicts = resolve_fields(rec, EVAL_FIELDS, where) if not found else ({}, [])
+        if found or conflicts:
+            problems.extend(found + conflicts)
+            continue
+        rid = None if "id" not in values else str(values["id"])
+        if rid is not None:
+            if rid in seen:
+                problems.append(f"{where}: field 'id': duplicate id {rid!r} (first seen at item {seen[rid]})")
+                continue
+            seen[rid] = i
+        parsed.append({**values, "id": rid})
+    raise_problems(source, problems)
+    ids = assign_ids([p["id"] for p in parsed], [p["question"] for p in parsed])
+    return [EvalItem(id=qid, question=p["question"], keyword=p.get("keyword"), reference=p["reference"])
+            for qid, p in zip(ids, parsed, strict=True)]
 
 
 def eval_set_from_records(
     records: Iterable[dict[str, Any]], *, name: str = "", source: str = "<memory>", description: str = ""
 ) -> EvalSet:
-    """Build a validated :class:`EvalSet` from dicts with id, question, keyword and reference."""
-    items: list[EvalItem] = []
-    seen: set[str] = set()
-    for i, rec in enumerate(records):
-        item = _item_from_record(rec, f"{source}, items[{i}]")
-        if item.id in seen:
-            raise DatasetError(f"{source}, items[{i}]: duplicate id {item.id!r} (ids must be unique)")
-        seen.add(item.id)
-        items.append(item)
+    """Build a validated :class:`EvalSet` from dicts with a question and a reference (``id`` and
+    ``keyword`` optional; RAGAS names accepted: see the ``eval-set`` schema). Every problem is
+    reported at once."""
+    items = _items_from_entries([(f"{source}, items[{i}]", rec) for i, rec in enumerate(records)], source)
     if not items:
         raise DatasetError(f"{source}: the eval set has no items")
     return EvalSet(items=items, name=name, description=description)
@@ -145,9 +171,15 @@ def eval_set_from_records(
 def load_eval_set(path: PathLike | None = None) -> EvalSet:
     """Load and validate an eval set (``.json`` or ``.jsonl``); default ``data/eval_set.json``.
 
-    Every item needs non-empty string fields ``id`` (an int id is accepted and
-    turned into a string), ``question``, ``keyword`` and ``reference``; ids are
-    unique; the set is not empty. Errors name the file, line and field.
+    Every item needs a non-empty ``question`` (or ``user_input``) and
+    ``reference`` (or ``ground_truth``); ``keyword`` is optional (the keyword
+    ground truth needs it; without it, relevance must come from elsewhere,
+    e.g. a qrels file); ``id`` is optional (an int becomes a string; a missing
+    one is made from the question, see
+    :func:`~ragworkbook.corpus.answers.assign_ids`); ids are unique; the set is
+    not empty. The format is the ``eval-set`` JSON Schema
+    (``ragworkbook schema eval-set``). Every problem of the file is reported at
+    once, each with its line and field.
     """
     if path is None:
         from ragworkbook.paths import data_path
@@ -161,8 +193,7 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 def _load_eval_set(path: Path) -> EvalSet:
     text = read_text(path)
     meta: dict[str, Any] = {}
-    jsonl = path.suffix.lower() == ".jsonl"
-    if jsonl:
+    if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)
     else:
         obj = parse_json(path, text)
@@ -184,17 +215,9 @@ def _load_eval_set(path: Path) -> EvalSet:
         if len(lines) != len(raw_items):
             lines = [0] * len(raw_items)
         records = list(zip(lines, raw_items, strict=True))
-    items: list[EvalItem] = []
-    seen: dict[str, int] = {}
-    for i, (lineno, rec) in enumerate(records):
-        where = location(path, lineno) + ("" if jsonl else f" (items[{i}])")
-        item = _item_from_record(rec, where)
-        if item.id in seen:
-            raise DatasetError(
-                f"{where}: field 'id': duplicate id {item.id!r} (first seen at item {seen[item.id]})"
-            )
-        seen[item.id] = i
-        items.append(item)
+    jsonl = path.suffix.lower() == ".jsonl"
+    items = _items_from_entries([(location(path, ln) + ("" if jsonl else f" (items[{i}])"), rec)
+                                 for i, (ln, rec) in enumerate(records)], str(path))
     if not items:
         raise DatasetError(f"{path}: the eval set has no items")
     return EvalSet(

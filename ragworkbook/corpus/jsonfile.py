@@ -3,7 +3,10 @@
 Shared by the eval-set and corpus loaders (and any other data file): a
 malformed line, a missing or mistyped field raises :class:`DatasetError`
 (a ``ValueError``) whose message names the file, the line and the field, e.g.
-``data/x.jsonl, line 4: item is missing the field 'keyword'``.
+``data/x.jsonl, line 4: item is missing the field 'question'``. A loader that
+checks every record collects its problems and raises them together
+(:func:`raise_problems`: up to :data:`MAX_PROBLEMS` listed, the rest counted),
+so one run shows everything to fix.
 """
 
 from __future__ import annotations
@@ -13,18 +16,46 @@ import gc
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DatasetError", "PathLike", "gc_paused", "location", "read_text", "element_lines", "parse_json",
-           "parse_jsonl", "require_str"]
+__all__ = ["DatasetError", "PathLike", "MAX_PROBLEMS", "gc_paused", "location", "read_text", "element_lines",
+           "parse_json", "parse_jsonl", "parse_csv", "require_str", "raise_problems"]
 
 PathLike = str | os.PathLike[str]
 
+#: How many problems of one file an error lists (the rest are counted).
+MAX_PROBLEMS = 20
+
 
 class DatasetError(ValueError):
-    """A data file is malformed; the message names the file, the line and the field."""
+    """A data file is malformed; the message names the file, the line and the field.
+
+    ``problems`` holds every problem found (each a message naming its line and
+    field); the message lists up to :data:`MAX_PROBLEMS` of them."""
+
+    def __init__(self, message: str, problems: Sequence[str] | None = None):
+        super().__init__(message)
+        self.problems: list[str] = list(problems) if problems is not None else [message]
+
+
+def raise_problems(source: PathLike, problems: Sequence[str], cap: int = MAX_PROBLEMS) -> None:
+    """Raise one :class:`DatasetError` for all ``problems`` of ``source`` (nothing when there are none).
+
+    One problem is the message itself; several are listed one a line under
+    ``<source>: N problems:``, the first ``cap`` of them, then how many more.
+    """
+    if not problems:
+        return
+    if len(problems) == 1:
+        raise DatasetError(problems[0], problems)
+    shown = list(problems[:cap])
+    more = len(problems) - len(shown)
+    lines = [f"{source}: {len(problems)} problems:"] + [f"  {p}" for p in shown]
+    if more:
+        lines.append(f"  ... and {more} more (fix these first)")
+    raise DatasetError("\n".join(lines), problems)
 
 
 def location(path: Path, line: int | None) -> str:
@@ -163,6 +194,33 @@ def parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
             raise DatasetError(f"{path}, line {lineno}: field {exc.key!r} appears twice in one object "
                                "(JSON would keep the last silently); keep one") from None
     return records
+
+
+def parse_csv(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
+    """Rows of a CSV file with a header line -> ``[(line where the row starts, {column: cell}), ...]``.
+
+    Cells stay strings (a list field holds a JSON array in its cell); a row
+    with more cells than the header is an error naming its line.
+    """
+    import csv
+    import io
+
+    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="\x00extra")
+    if not reader.fieldnames:
+        raise DatasetError(f"{path}: the CSV file has no header line (the first line names the columns)")
+    rows: list[tuple[int, dict[str, str]]] = []
+    start = 2
+    try:
+        for row in reader:
+            if "\x00extra" in row:
+                raise DatasetError(f"{path}, line {start}: more cells than the header has columns "
+                                   f"({len(reader.fieldnames)}); quote cells that contain commas")
+            if any((v or "").strip() for v in row.values()):
+                rows.append((start, {k: (v if v is not None else "") for k, v in row.items()}))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DatasetError(f"{path}, line {reader.line_num}: malformed CSV ({exc})") from None
+    return rows
 
 
 def require_str(rec: dict[str, Any], key: str, where: str, what: str, allow_empty: bool = False) -> str:

@@ -1,12 +1,19 @@
 """Paged corpora: a document as numbered pages of text.
 
-Two formats, chosen by the file suffix:
+:func:`load_corpus` reads any of these, deciding by what the path is:
 
 - ``.json``: one object ``{"title", "source", "licence", "pages": [{"page": 1,
   "text": "..."}, ...]}`` (only ``pages`` is required);
-- ``.jsonl``: one page per line; the title is the file name.
+- ``.jsonl``: one page per line; the title is the file name;
+- a PDF (a file starting with ``%PDF-``, whatever its name): one page per PDF
+  page, text extracted by pypdf (:func:`ragworkbook.corpus.pdf.load_pdf_corpus`);
+- a text file (``.txt``, ``.md``): UTF-8; form feeds (``\f``, as ``pdftotext``
+  writes between pages) separate pages, else the file is one page;
+- a folder: every PDF and text file in it and its sub-folders (hidden ones
+  skipped), in sorted path order, their pages numbered on from one file to the
+  next; ``Corpus.meta["files"]`` says which pages came from which file.
 
-Errors name the file, the line and the field
+Errors name the path, and for JSON the line and the field
 (:class:`~ragworkbook.corpus.jsonfile.DatasetError`).
 """
 
@@ -29,9 +36,12 @@ from ragworkbook.corpus.jsonfile import (
     require_str,
 )
 
-__all__ = ["DEFAULT_CORPUS", "Page", "Corpus", "load_corpus", "corpus_from_pages"]
+__all__ = ["DEFAULT_CORPUS", "TEXT_SUFFIXES", "Page", "Corpus", "load_corpus", "load_text_corpus",
+           "load_folder_corpus", "corpus_kind", "corpus_from_pages"]
 
 DEFAULT_CORPUS = "attention_notes.json"
+#: Suffixes read as plain-text corpora.
+TEXT_SUFFIXES = (".txt", ".md")
 
 
 @dataclass(frozen=True)
@@ -115,24 +125,123 @@ def _check_unique_pages(pages: list[Page], where: str, lines: list[int]) -> None
         seen.add(p.page)
 
 
-def load_corpus(path: PathLike | None = None) -> Corpus:
-    """Load and validate a paged corpus (``.json`` or ``.jsonl``); default ``data/attention_notes.json``.
+def corpus_kind(path: PathLike) -> str:
+    """What :func:`load_corpus` reads ``path`` as: ``"folder"``, ``"pdf"`` (by its first bytes),
+    ``"json"`` (``.json``/``.jsonl``), ``"text"`` (``.txt``/``.md``); ValueError naming the path
+    for anything else, FileNotFoundError when there is nothing there."""
+    path = Path(path)
+    if path.is_dir():
+        return "folder"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file or folder (a corpus is a .json/.jsonl paged corpus, "
+                                "a PDF, a .txt/.md file, or a folder of PDFs and text files)")
+    with path.open("rb") as fh:
+        if fh.read(5) == b"%PDF-":
+            return "pdf"
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl"):
+        return "json"
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    if suffix == ".pdf":
+        raise DatasetError(f"{path}: named .pdf but does not start with %PDF-: not a PDF file")
+    raise DatasetError(f"{path}: cannot read {path.suffix or 'a file without suffix'!r} as a corpus; give "
+                       "a .json/.jsonl paged corpus, a PDF, a .txt/.md file, or a folder of PDFs and text "
+                       "files")
 
-    Every page needs ``page`` (a positive int, unique) and ``text`` (a string,
-    may be empty, as for a PDF page with no extractable text). In ``.jsonl``
-    each line is one page and the title is the file name. Errors name the
-    file, line and field.
+
+def load_corpus(path: PathLike | None = None) -> Corpus:
+    """Load a corpus from a paged JSON/JSONL file, a PDF, a text file or a folder of PDFs and text
+    files (see the module docstring); default ``data/attention_notes.json``.
+
+    Errors name the path (and for JSON the line and the field).
     """
     if path is None:
         from ragworkbook.paths import data_path
 
         path = data_path(DEFAULT_CORPUS)
     path = Path(path)
+    kind = corpus_kind(path)
+    if kind == "folder":
+        return load_folder_corpus(path)
+    if kind == "pdf":
+        from ragworkbook.corpus.pdf import load_pdf_corpus
+
+        return load_pdf_corpus(path)
+    if kind == "text":
+        return load_text_corpus(path)
+    return _load_json_corpus(path)
+
+
+def _text_pages(path: Path) -> list[str]:
+    text = read_text(path)
+    parts = text.split("\f")
+    if len(parts) > 1 and not parts[-1].strip():
+        parts = parts[:-1]  # a form feed after the last page
+    return parts
+
+
+def load_text_corpus(path: PathLike, title: str | None = None) -> Corpus:
+    """A UTF-8 text file as a corpus: pages separated by form feeds (``\f``), else one page."""
+    path = Path(path)
+    pages = [Page(i, t) for i, t in enumerate(_text_pages(path), start=1)]
+    return Corpus(title=title or path.stem, pages=pages, source=str(path))
+
+
+def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
+    """Every PDF and text file under the folder ``path`` (sub-folders included, hidden ones skipped),
+    in sorted path order, as one corpus: pages numbered 1, 2, ... across the files.
+
+    ``meta["files"]``: ``[{"file", "first_page", "pages"}]`` (paths relative to the folder);
+    ``meta["skipped"]``: the other files. ValueError naming the folder when it holds no PDF or text file.
+    """
+    from ragworkbook.corpus.pdf import load_pdf_pages
+
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    pages: list[Page] = []
+    files: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = f.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        try:
+            kind = corpus_kind(f)
+        except DatasetError:
+            kind = "other"
+        if kind == "pdf":
+            texts = [p.text for p in load_pdf_pages(f)]
+        elif kind == "text":
+            texts = _text_pages(f)
+        else:
+            skipped.append(rel.as_posix())
+            continue
+        base = len(pages)
+        files.append({"file": rel.as_posix(), "first_page": base + 1, "pages": len(texts)})
+        pages.extend(Page(base + i, t) for i, t in enumerate(texts, start=1))
+    if not files:
+        raise DatasetError(f"{folder}: no PDF or text file (.pdf, {', '.join(TEXT_SUFFIXES)}) in this folder")
+    meta: dict[str, Any] = {"files": files}
+    if skipped:
+        meta["skipped"] = skipped
+    return Corpus(title=title or folder.name, pages=pages, source=str(folder), meta=meta)
+
+
+def _load_json_corpus(path: Path) -> Corpus:
+    """Load and validate a paged corpus (``.json`` or ``.jsonl``).
+
+    Every page needs ``page`` (a positive int, unique) and ``text`` (a string,
+    may be empty, as for a PDF page with no extractable text). In ``.jsonl``
+    each line is one page and the title is the file name. Errors name the
+    file, line and field.
+    """
     with gc_paused():
-        return _load_corpus(path)
+        return _parse_json_corpus(path)
 
 
-def _load_corpus(path: Path) -> Corpus:
+def _parse_json_corpus(path: Path) -> Corpus:
     text = read_text(path)
     if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)

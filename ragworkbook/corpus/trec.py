@@ -1,100 +1,435 @@
-"""TREC files: qrels and runs, read and written; the ``ragworkbook ir-eval`` command.
+"""TREC files: qrels and runs, read (vectorised) and written.
 
-Formats (whitespace-separated, one judgement / one retrieved document a line):
+Formats, read as trec_eval reads them (whitespace-separated, one judgement / one
+retrieved document a line):
 
-- qrels: ``qid iteration docid grade`` (the iteration column is ignored; grade is
-  an integer or a number, > 0 = relevant).
-- run: ``qid Q0 docid rank score tag`` (``Q0`` and ``tag`` are ignored, and so is
-  ``rank``, as in trec_eval: only the score orders a ranking, ties broken by
-  document id descending).
+- qrels: ``qid iteration docid grade``, exactly four fields (the iteration column
+  is ignored; the grade is a number, > 0 = relevant by default). trec_eval reads
+  grades as integers (``atol``: "1.5" is 1, "high" is 0); ragworkbook keeps
+  fractional grades and refuses one that is not a finite number.
+- run: ``qid Q0 docid rank score tag``, at least six fields: ``Q0``, ``rank`` and
+  ``tag`` are ignored, and so is any text after the sixth field (trec_eval's
+  ``results.trunc`` has such lines). Only the score orders a ranking, ties broken
+  by document id descending (see :mod:`ragworkbook.metrics.batch`).
 
-Blank lines and lines starting with ``#`` are skipped. A malformed line, a
-duplicate (qid, docid) pair or a NaN score raises ``ValueError`` naming the file
-and the line number.
+Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval
+10). A UTF-8 byte-order mark at the start of the file is skipped (it is not part
+of the first query id).
+
+Reading is vectorised: the file is read in blocks of 16 MiB of whole lines, each
+block is split into fields with numpy on its bytes (no Python object per line),
+and the scores are parsed by a vectorised decimal reader that gives the same
+double as ``strtod`` (numbers with at most 15 significant digits and no exponent;
+the others are read one by one with ``float``). :func:`read_run_columns` and
+:func:`read_qrels_columns` return :class:`~ragworkbook.metrics.batch.Columns`
+(what ``ragworkbook ir-eval`` evaluates); :func:`read_run` and :func:`read_qrels`
+return the ``{qid: {doc: value}}`` dicts of pytrec_eval and ranx.
+
+Bad input is a ``ValueError`` naming the file and line, with at most
+:data:`EXCERPT` characters of the line: a malformed line, a grade or score that is
+not a number, a NaN score, a grade that is not finite (``1e400``), a byte that is
+not UTF-8, a control byte (NUL ...), a line longer than :data:`MAX_LINE_BYTES`
+(a binary file is refused at its first block, never read whole into memory), a
+document judged or retrieved twice for one query. A directory is an
+``IsADirectoryError``, a missing file a ``FileNotFoundError``.
 """
 
 from __future__ import annotations
 
-import math
+import codecs
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragworkbook._io import atomic_write_text
+import numpy as np
 
-__all__ = ["read_qrels", "read_run", "write_qrels", "write_run"]
+from ragworkbook._io import atomic_write_text
+from ragworkbook.metrics.batch import Columns
+
+__all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
+           "MAX_LINE_BYTES", "EXCERPT"]
 
 PathLike = str | os.PathLike
 
-
-def _lines(path: PathLike):
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            text = line.strip()
-            if text and not text.startswith("#"):
-                yield lineno, text.split()
+#: Longest line accepted, in bytes: a longer one is an error (a binary file, or newlines missing).
+MAX_LINE_BYTES = 1 << 20
+#: At most this many characters of a bad line are shown in an error message.
+EXCERPT = 80
+_BLOCK = 1 << 24
+_POW10 = 10.0 ** np.arange(23)
 
 
-def _number(text: str, what: str, path: PathLike, lineno: int) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{path}:{lineno}: {what} {text!r} is not a number") from None
-    if math.isnan(value):
-        raise ValueError(f"{path}:{lineno}: {what} is NaN")
-    return value
+# --------------------------------------------------------------------------- blocks of lines
+
+
+def _checked_path(path: PathLike, what: str) -> Path:
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{p} is a directory, not a {what} file")
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
+    return p
+
+
+def _blocks(path: Path) -> Iterator[tuple[bytes, int]]:
+    """Yield ``(block, lines before it)``: whole lines, each block ending with a newline.
+
+    Never holds more than one block plus one line: a line longer than
+    :data:`MAX_LINE_BYTES` is an error as soon as it is seen.
+    """
+    line0 = 0
+    rest = b""
+    with open(path, "rb") as fh:
+        first = True
+        while True:
+            data = fh.read(_BLOCK)
+            if first:
+                first = False
+                if data.startswith(codecs.BOM_UTF8):
+                    data = data[len(codecs.BOM_UTF8):]
+                elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                    raise ValueError(f"{path}:1: the file is UTF-16 (it starts with a UTF-16 byte-order "
+                                     "mark); save it as UTF-8")
+            if not data:
+                if rest:
+                    yield rest + b"\n", line0
+                return
+            buf = rest + data if rest else data
+            cut = buf.rfind(b"\n") + 1
+            if cut == 0:
+                if len(buf) > MAX_LINE_BYTES:
+                    _too_long(path, line0 + 1, buf)
+                rest = buf
+                continue
+            block, rest = buf[:cut], buf[cut:]
+            if len(rest) > MAX_LINE_BYTES:
+                _too_long(path, line0 + block.count(b"\n") + 1, rest)
+            yield block, line0
+            line0 += block.count(b"\n")
+
+
+def _too_long(path: Path, line: int, data: bytes) -> None:
+    if b"\0" in data[:MAX_LINE_BYTES]:
+        raise ValueError(f"{path}:{line}: line longer than {MAX_LINE_BYTES:,} bytes (NUL bytes: not a "
+                         "text file)")
+    start = data[: EXCERPT * 4].decode("utf-8", "replace")[:EXCERPT]
+    raise ValueError(f"{path}:{line}: line longer than {MAX_LINE_BYTES:,} bytes (a missing newline?); it "
+                     f"starts {start!r}...")
+
+
+def _excerpt(line: bytes) -> str:
+    """At most :data:`EXCERPT` characters of a line, quoted, with its length when cut."""
+    text = line[: EXCERPT * 4].decode("utf-8", "replace").rstrip("\r\n")
+    if len(text) > EXCERPT or len(line) > EXCERPT * 4:
+        return f"{text[:EXCERPT]!r}... ({len(line):,} bytes)"
+    return repr(text)
+
+
+# --------------------------------------------------------------------------- one block
+
+
+class _Block:
+    """The data lines of one block, split into fields with numpy."""
+
+    def __init__(self, block: bytes, line0: int, path: Path, what: str, fields: int, exact: bool) -> None:
+        self.block, self.line0, self.path = block, line0, path
+        if not block.isascii():
+            try:
+                block.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = line0 + block.count(b"\n", 0, exc.start) + 1
+                raise ValueError(f"{path}:{line}: byte 0x{block[exc.start]:02x} is not UTF-8 (the file "
+                                 "must be UTF-8 text)") from None
+        b = np.frombuffer(block, dtype=np.uint8)
+        space = b <= 32  # isspace, once the other control bytes are refused:
+        blank = b[space]
+        if np.count_nonzero((blank < 9) | ((blank > 13) & (blank < 32))):  # not \t \n \v \f \r or space
+            at = int(np.flatnonzero((b < 9) | ((b > 13) & (b < 32)))[0])
+            raise ValueError(f"{path}:{self._line_at(at)}: control byte 0x{b[at]:02x} in a text file (a "
+                             "binary file?)")
+        edges = np.flatnonzero(space[1:] != space[:-1])
+        edges += 1
+        if not space[0]:
+            edges = np.concatenate(([0], edges))
+        starts, ends = edges[0::2], edges[1::2]  # the block ends with a newline: every field ends
+        nl = np.flatnonzero(b == 10)
+        if int(np.diff(nl, prepend=-1).max()) > MAX_LINE_BYTES + 1:
+            i = int(np.argmax(np.diff(nl, prepend=-1)))
+            _too_long(path, line0 + i + 1, self._line(i, nl))
+        self.starts, self.ends, self.nl = starts, ends, nl
+        k = starts.size // max(nl.size, 1)
+        self.k = 0
+        same = k == fields if exact else k >= fields
+        if same and starts.size == k * nl.size and b"#" not in block and self._uniform(k):
+            # the usual file: every line holds the same number of fields
+            self.rows = None
+            self.first = np.arange(0, starts.size, k)
+            self.k = k
+        else:
+            before = np.searchsorted(starts, nl)  # fields that start before each newline
+            count = np.diff(before, prepend=0)
+            first = before - count
+            data = count > 0
+            if b"#" in block and starts.size:
+                data &= b[starts[np.minimum(first, starts.size - 1)]] != ord("#")
+            bad = data & ((count != fields) if exact else (count < fields))
+            if bad.any():
+                i = int(np.argmax(bad))
+                need = f"{fields} fields" if exact else f"at least {fields} fields"
+                shape = "'qid iteration docid grade'" if what == "qrels" else "'qid Q0 docid rank score tag'"
+                raise ValueError(f"{path}:{line0 + i + 1}: a {what} line needs {need} {shape}, "
+                                 f"got {int(count[i])}: {_excerpt(self._line(i, nl))}")
+            self.rows = np.flatnonzero(data)  # block-local line index of each data line
+            self.first = first[self.rows]
+        self.n = self.first.size
+        self.buf = np.frombuffer(bytes(_PAD) + block + bytes(_PAD), dtype=np.uint8)
+
+    def _uniform(self, k: int) -> bool:
+        """True when line i holds exactly fields k*i .. k*i + k - 1."""
+        if not k:
+            return False
+        prev = np.empty(self.nl.size, dtype=self.nl.dtype)
+        prev[0], prev[1:] = -1, self.nl[:-1]
+        return bool((self.starts[0::k] > prev).all() and (self.ends[k - 1::k] <= self.nl).all())
+
+    def _line_at(self, offset: int) -> int:
+        return self.line0 + self.block.count(b"\n", 0, offset) + 1
+
+    def _line(self, i: int, nl: np.ndarray) -> bytes:
+        start = int(nl[i - 1]) + 1 if i > 0 else 0
+        return self.block[start:int(nl[i])]
+
+    def line_of(self, k: int) -> int:
+        """File line number of the block's k-th data line."""
+        return self.line0 + 1 + (k if self.rows is None else int(self.rows[k]))
+
+    @property
+    def skipped_lines(self) -> bool:
+        return self.n != self.nl.size
+
+    def field(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end offsets of field ``j`` (0-based) of every data line."""
+        if self.k:  # every line has k fields: a strided view, no copy
+            return self.starts[j::self.k], self.ends[j::self.k]
+        return self.starts[self.first + j], self.ends[self.first + j]
+
+    def strings(self, j: int) -> np.ndarray:
+        """Field ``j`` of every data line as bytes (``S`` array, or object array for long fields)."""
+        s, e = self.field(j)
+        if not s.size:
+            return np.zeros(0, dtype="S1")
+        lengths = e - s
+        width = int(lengths.max())
+        if width > _PAD:
+            out = np.empty(s.size, dtype=object)
+            out[:] = [self.block[a:z] for a, z in zip(s.tolist(), e.tolist(), strict=True)]
+            return out
+        window = np.lib.stride_tricks.sliding_window_view(self.buf, width)
+        g = window[s + _PAD]
+        if int(lengths.min()) < width:
+            g[np.arange(width) >= lengths[:, None]] = 0  # zero the bytes after each field
+        return g.view(f"S{width}").ravel()
+
+    def numbers(self, j: int, what: str) -> np.ndarray:
+        """Field ``j`` of every data line as float64, exactly as ``strtod`` would read it."""
+        s, e = self.field(j)
+        values, slow = _decimals(self.buf, s + _PAD, e + _PAD)
+        for k in np.flatnonzero(slow).tolist():
+            token = self.block[s[k]:e[k]]
+            try:
+                if b"_" in token:
+                    raise ValueError
+                values[k] = float(token)
+            except ValueError:
+                raise ValueError(f"{self.path}:{self.line_of(k)}: {what} "
+                                 f"{_excerpt(token)} is not a number") from None
+        return values
+
+
+_PAD = 64  # bytes of padding around a block: fields up to this long are gathered into arrays
+_DIGITS = 15  # at most this many significant digits take the vectorised path
+_INT_POW10 = 10 ** np.arange(19, dtype=np.int64)
+
+
+def _fixed_point(g: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The usual case of :func:`_decimals`: unsigned numbers with the same number of decimals (the dot
+    in one column of the right-aligned fields), or integers. None when the fields are not all so."""
+    dots = np.flatnonzero(g[0] == 46)
+    c = int(dots[0]) if dots.size else width
+    d = g - np.uint8(48)  # a new array: g is left as it is for the general path
+    if c < width:
+        if not (d[:, c] == 254).all():
+            return None
+        d[:, c] = 0
+    if (d >= 10).any():  # a sign, a second dot, an exponent...
+        return None
+    frac = width - 1 - c if c < width else 0
+    f = d.astype(np.float64)
+    # each part is an integer below 10^15, exact in a double whatever the order of the sums
+    whole = f[:, :c] @ _POW10[c - 1::-1] if c else np.zeros(len(f))
+    if frac:
+        whole = whole * _POW10[frac] + f[:, c + 1:] @ _POW10[frac - 1::-1]
+    digits = lengths - (1 if c < width else 0)
+    slow = (lengths > width) | (digits > _DIGITS) | (digits < 1)
+    return whole / _POW10[frac], slow
+
+
+def _decimals(buf: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parse ``[+-]digits[.digits]`` fields of at most 15 digits, vectorised; return the values and a
+    mask of the fields left to parse one by one (others, or invalid).
+
+    The fields are gathered right-aligned and padded on the left with "0"; the
+    digits form an integer below 10^15 (exact in a double) divided by a power of
+    ten up to 10^15 (exact too): one correctly rounded division, the same double as
+    ``strtod`` gives (Clinger's fast path).
+    """
+    n = s.size
+    if not n:
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    lengths = e - s
+    width = int(min(lengths.max(), _DIGITS + 2))
+    cols = np.arange(width)
+    g = np.lib.stride_tricks.sliding_window_view(buf, width)[e - width]  # right-aligned
+    lead_col = np.maximum(width - lengths, 0)
+    if int(lead_col.max()):
+        g = np.where(cols < lead_col[:, None], np.uint8(48), g)  # "0" to the left of the field
+    fixed = _fixed_point(g, lengths, width)
+    if fixed is not None:
+        return fixed
+    rows = np.arange(n)
+    lead = g[rows, lead_col]
+    neg = lead == 45
+    signed = neg | (lead == 43)
+    if signed.any():
+        g[rows[signed], lead_col[signed]] = 48
+    d = g - np.uint8(48)
+    is_dot = d == 254
+    n_dot = np.count_nonzero(is_dot, axis=1)
+    dot_at = np.where(n_dot > 0, np.argmax(is_dot, axis=1), -1)  # -1: no dot, nothing to shift
+    d[is_dot] = 0
+    ok = (lengths <= width) & (n_dot <= 1) & (lengths - n_dot - signed >= 1)
+    ok &= lengths - n_dot - signed <= _DIGITS
+    bad = d >= 10
+    if bad.any():
+        ok &= ~bad.any(axis=1)
+    # digits right of the dot weigh 10^(width-1-col), those left of it one power less
+    weight = _INT_POW10[width - 1 - cols]
+    d64 = d.astype(np.int64)
+    full = d64 @ weight
+    left = np.where(cols < dot_at[:, None], d64, 0) @ weight
+    mantissa = full - left + left // 10
+    frac = np.where(n_dot > 0, width - 1 - dot_at, 0)
+    values = mantissa.astype(np.float64) / _POW10[frac]
+    return np.where(neg, -values, values), ~ok
+
+
+# --------------------------------------------------------------------------- files -> columns
+
+
+def _read_columns(path: PathLike, what: str) -> Columns:
+    p = _checked_path(path, what)
+    fields, exact, value_field = (4, True, 3) if what == "qrels" else (6, False, 4)
+    value_name = "grade" if what == "qrels" else "score"
+    docs, values, lines, seg_qid, seg_len = [], [], [], [], []
+    any_skipped = False
+    last_qid: bytes | None = None
+    for data, line0 in _blocks(p):
+        blk = _Block(data, line0, p, what, fields, exact)
+        any_skipped |= blk.skipped_lines
+        if not blk.n:
+            continue
+        qid = blk.strings(0)
+        docs.append(blk.strings(2))
+        v = blk.numbers(value_field, value_name)
+        bad = np.flatnonzero(np.isnan(v) if what == "run" else ~np.isfinite(v))
+        if bad.size:
+            k = int(bad[0])
+            s, e = blk.field(value_field)
+            raise ValueError(f"{p}:{blk.line_of(k)}: {value_name} {_excerpt(data[s[k]:e[k]])} is "
+                             + ("NaN" if what == "run" else "not a finite number"))
+        values.append(v)
+        lines.append((blk.line0, blk.rows, blk.n))
+        # runs of equal query ids (the usual file has one run per query)
+        change = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+        starts = np.r_[0, change]
+        vals = qid[starts].tolist()
+        lens = np.diff(np.r_[starts, qid.size]).tolist()
+        if last_qid is not None and vals[0] == last_qid:
+            seg_len[-1] += lens[0]
+            vals, lens = vals[1:], lens[1:]
+        seg_qid += vals
+        seg_len += lens
+        last_qid = seg_qid[-1]
+    if not seg_qid:
+        raise ValueError(f"{p}: the {what} file holds no " + ("judgement" if what == "qrels" else "result"))
+    code: dict[bytes, int] = {}
+    seg_code = [code.setdefault(q, len(code)) for q in seg_qid]
+    qids = [q.decode("utf-8") for q in code]
+    q = np.repeat(np.asarray(seg_code, dtype=np.int32 if len(code) < 2**31 else np.int64), seg_len)
+    doc = _concat(docs)
+    line = None
+    if any_skipped:  # a blank or comment line: keep each row's line number for messages
+        line = np.concatenate([line0 + 1 + (np.arange(n) if rows is None else rows)
+                               for line0, rows, n in lines])
+    return Columns(qids, q, doc, np.concatenate(values), str(p), line)
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    if any(p.dtype.kind == "O" for p in parts):
+        return np.concatenate([p.astype(object) for p in parts])
+    return np.concatenate(parts)
+
+
+def read_qrels_columns(path: PathLike) -> Columns:
+    """Read a TREC qrels file into :class:`~ragworkbook.metrics.batch.Columns` (grades as float64).
+
+    Query ids are numbered in order of first appearance. Duplicates are found when
+    the columns are evaluated (or by :func:`read_qrels`).
+    """
+    return _read_columns(path, "qrels")
+
+
+def read_run_columns(path: PathLike) -> Columns:
+    """Read a TREC run file into :class:`~ragworkbook.metrics.batch.Columns` (scores as float64).
+
+    Query ids are numbered in order of first appearance; the rows stay in file order.
+    """
+    return _read_columns(path, "run")
+
+
+# --------------------------------------------------------------------------- files -> dicts
+
+
+def _to_dict(cols: Columns, verb: str, integral: bool) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {qid: {} for qid in cols.qids}
+    qids = [cols.qids[i] for i in cols.q.tolist()]
+    docs = [d.decode("utf-8") for d in cols.doc.tolist()]
+    values = cols.value.tolist()
+    if integral:
+        values = [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values]
+    for row, (qid, doc, v) in enumerate(zip(qids, docs, values, strict=True)):
+        inner = out[qid]
+        if doc in inner:  # rows are in file order: this is the second occurrence
+            raise ValueError(f"{cols.where(row)}: document {doc!r} is {verb} twice for query {qid!r}")
+        inner[doc] = v
+    return out
 
 
 def read_qrels(path: PathLike) -> dict[str, dict[str, int | float]]:
     """Read a TREC qrels file into ``{qid: {docid: grade}}``.
 
-    Grades written as integers stay ``int``; others are ``float``.
+    Whole-number grades are ``int``; others are ``float``.
     """
-    qrels: dict[str, dict[str, int | float]] = {}
-    for lineno, parts in _lines(path):
-        if len(parts) != 4:
-            raise ValueError(
-                f"{path}:{lineno}: a qrels line needs 4 fields 'qid iteration docid grade', "
-                f"got {len(parts)}: {' '.join(parts)!r}"
-            )
-        qid, _, doc, grade_text = parts
-        try:
-            grade: int | float = int(grade_text)
-        except ValueError:
-            grade = _number(grade_text, "grade", path, lineno)
-        docs = qrels.setdefault(qid, {})
-        if doc in docs:
-            raise ValueError(f"{path}:{lineno}: document {doc!r} is judged twice for query {qid!r}")
-        docs[doc] = grade
-    if not qrels:
-        raise ValueError(f"{path}: the qrels file holds no judgement")
-    return qrels
+    return _to_dict(read_qrels_columns(path), "judged", integral=True)
 
 
 def read_run(path: PathLike) -> dict[str, dict[str, float]]:
     """Read a TREC run file into ``{qid: {docid: score}}`` (the rank column is ignored)."""
-    run: dict[str, dict[str, float]] = {}
-    for lineno, parts in _lines(path):
-        if len(parts) != 6:
-            raise ValueError(
-                f"{path}:{lineno}: a run line needs 6 fields 'qid Q0 docid rank score tag', "
-                f"got {len(parts)}: {' '.join(parts)!r}"
-            )
-        qid, _, doc, rank, score_text, _ = parts
-        if not rank.lstrip("-").isdigit():
-            raise ValueError(f"{path}:{lineno}: rank {rank!r} is not an integer")
-        score = _number(score_text, "score", path, lineno)
-        docs = run.setdefault(qid, {})
-        if doc in docs:
-            raise ValueError(f"{path}:{lineno}: document {doc!r} is retrieved twice for query {qid!r}")
-        docs[doc] = score
-    if not run:
-        raise ValueError(f"{path}: the run file holds no result")
-    return run
+    return _to_dict(read_run_columns(path), "retrieved", integral=False)
+
+
+# --------------------------------------------------------------------------- writing
 
 
 def write_qrels(qrels: Mapping[Any, Mapping[Any, Any]], path: PathLike) -> Path:

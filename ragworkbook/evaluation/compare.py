@@ -58,7 +58,10 @@ class Comparison:
     """Two reports compared metric by metric on the same questions.
 
     ``table`` has one row per metric: ``mean_a, mean_b, diff`` (b - a),
-    ``ci_low, ci_high`` (of the paired difference), ``p_value``, ``n`` (pairs
+    ``ci_low, ci_high`` (the interval of the paired difference that inverts the
+    same test at level ``1 - alpha``: it excludes 0 exactly when ``p_value <
+    alpha``; ``-inf, inf`` when too few pairs can never reach significance;
+    ``ci_method`` names it), ``p_value``, ``n`` (pairs
     scored in both), ``failed`` (pairs with a failure on either side),
     ``undefined`` (pairs undefined on either side and failed on neither), and
     ``verdict``: ``"better"``, ``"worse"`` (b relative to a, respecting the
@@ -73,6 +76,11 @@ class Comparison:
     name_b: str = "b"
     #: judged metric -> (card of report A, card of report B) (:mod:`ragworkbook.judging.reliability`)
     judge_reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def ci_method(self) -> str:
+        """How the interval is made: the inverted sign-flip (randomization) or bootstrap test."""
+        return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
     def _row(self, metric: str) -> Any:
         if metric in self.table.index:
@@ -208,7 +216,9 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
                                "ci_high": nan, "p_value": nan, "n": len(va), "failed": failed,
                                "undefined": undefined, "verdict": NOT_COMPARED}
         if va:
-            res = paired_test(vb, va, method=method, seed=seed)  # mean_diff = mean(b - a)
+            # mean_diff = mean(b - a); the interval inverts the same test at 1 - alpha, so it
+            # excludes 0 exactly when p < alpha (the verdict and the interval never disagree)
+            res = paired_test(vb, va, method=method, seed=seed, confidence=1 - alpha)
             rec.update(mean_a=sum(va) / len(va), mean_b=sum(vb) / len(vb), diff=float(res.mean_diff),
                        ci_low=float(res.ci_low), ci_high=float(res.ci_high), p_value=float(res.p_value))
             sign = 1.0 if parse_metric(ma).higher_is_better else -1.0

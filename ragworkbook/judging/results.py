@@ -43,18 +43,40 @@ class JudgeSample:
 
     @classmethod
     def from_mapping(cls, m: Mapping[str, Any], sample_id: str | None = None) -> JudgeSample:
-        """Build from a dict with ``question``, ``answer``, ``contexts`` or ``chunks``
-        (list of strings or of dicts with ``text``) and optional ``reference``/``id``."""
-        if "question" not in m:
+        """Build from a dict in the workbook's or RAGAS's field names: the question (``question``,
+        ``user_input``), the answer (``answer``, ``response``), the contexts (``contexts``,
+        ``retrieved_contexts`` or ``chunks``: strings or dicts with ``text``), optionally the
+        reference (``reference``, ``ground_truth``) and the id (``id``, ``sample_id``...;
+        :data:`ragworkbook.corpus.answers.FIELDS` lists every name).
+
+        Without an id (and no ``sample_id`` argument) the id is
+        :func:`ragworkbook.corpus.answers.question_id` of the question: two samples of
+        different questions never share it; give ids to several samples of one question.
+        A field given under two names with different values is a ValueError.
+        """
+        from ragworkbook.corpus.answers import FIELDS, question_id, resolve_fields
+
+        table = {**FIELDS, "contexts": (*FIELDS["contexts"], "chunks")}
+        values, problems = resolve_fields(m, table, "sample")
+        if problems:
+            raise ValueError("; ".join(problems))
+        if "question" not in values:
             fields = ", ".join(map(str, m)) or "nothing"
-            raise ValueError(f"sample has no 'question' field (it has: {fields})")
-        ctx = m.get("contexts", m.get("chunks"))
+            raise ValueError(f"sample has no 'question' field (it has: {fields}); RAGAS's 'user_input' "
+                             "is accepted too")
+        ctx = values.get("contexts")
         if ctx is None:
-            raise ValueError("sample has no 'contexts' (or 'chunks') field")
+            raise ValueError("sample has no 'contexts' (or 'retrieved_contexts', 'chunks') field")
         texts = [c["text"] if isinstance(c, Mapping) else str(c) for c in ctx]
-        sid = sample_id if sample_id is not None else str(m.get("id", m.get("sample_id", "0")))
-        return cls(question=m["question"], answer=m.get("answer", ""), contexts=texts,
-                   reference=m.get("reference"), sample_id=sid)
+        question = values["question"]
+        if sample_id is not None:
+            sid = str(sample_id)
+        elif "id" in values:
+            sid = str(values["id"])
+        else:
+            sid = question_id(str(question))
+        return cls(question=question, answer=values.get("answer", ""), contexts=texts,
+                   reference=values.get("reference"), sample_id=sid)
 
 
 @dataclass

@@ -12,9 +12,16 @@ another 8 questions of the same kind; these functions say how easily.
 - :func:`paired_test` — two systems scored on the same questions: the
   two-sided sign-flip randomisation test on the per-question differences
   (exact enumeration of all ``2**n`` sign patterns when that is at most
-  ``n_resamples``, else Monte Carlo), or a bootstrap test; plus a percentile
-  bootstrap CI of the mean difference. The exact randomisation p-value equals
-  ``scipy.stats.permutation_test(..., permutation_type="samples")``'s.
+  ``n_resamples``, else Monte Carlo), or a bootstrap test; plus the interval
+  of the mean difference **obtained by inverting the same test**: the shifts
+  ``delta`` that the test would not reject for ``mean(a - b) = delta`` at level
+  ``1 - confidence``. So the interval excludes 0 exactly when ``p < 1 -
+  confidence``: the interval and the verdict never contradict each other. (A
+  percentile bootstrap interval of the mean difference, the usual companion,
+  is anti-conservative with 8 pairs: it can exclude 0 while the exact test
+  gives p = 0.25.) With few pairs no difference can be significant, and the
+  interval is then unbounded (-inf, inf). The exact randomisation p-value
+  equals ``scipy.stats.permutation_test(..., permutation_type="samples")``'s.
 """
 
 from __future__ import annotations
@@ -84,7 +91,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class PairedTestResult:
-    """Paired comparison of ``a`` and ``b``: mean of ``a - b``, two-sided p-value, CI of the difference."""
+    """Paired comparison of ``a`` and ``b``: mean of ``a - b``, two-sided p-value, and the interval
+    of the difference that inverts the same test (``ci_method`` names it; ``confidence`` its level)."""
 
     mean_diff: float
     p_value: float
@@ -94,6 +102,8 @@ class PairedTestResult:
     method: str
     n_resamples: int = 0
     exact: bool = False
+    confidence: float = 0.95
+    ci_method: str = ""
 
     def __str__(self) -> str:
         return (
@@ -198,25 +208,91 @@ def bootstrap_statistic(statistic: Callable[[np.ndarray], float | None], n: int,
     return Estimate(float(full), float(low), float(high), n, confidence, n_resamples, skipped)
 
 
-def _sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> tuple[float, bool, int]:
-    n = d.size
-    obs = abs(d.mean())
-    thresh = obs * (1 - _TOL) if obs > 0 else 0.0
+def _sign_patterns(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:
+    """Every sign pattern (exact, when ``2**n <= n_resamples``) or ``n_resamples`` random ones."""
     if 2**n <= n_resamples:
-        # exact: every sign pattern, as bits of 0 .. 2**n - 1
         codes = np.arange(2**n, dtype=np.int64)[:, None]
-        signs = 1 - 2 * ((codes >> np.arange(n)) & 1)
-        stats = np.abs((signs * d).mean(axis=1))
-        return float(np.mean(stats >= thresh)), True, 2**n
+        return (1 - 2 * ((codes >> np.arange(n)) & 1)).astype(np.float64), True
     rng = np.random.default_rng(seed)
+    return rng.choice(np.array([-1.0, 1.0]), size=(n_resamples, n)), False
+
+
+def _sign_flip_p_at(d: np.ndarray, signs: np.ndarray, exact: bool, delta: float = 0.0) -> float:
+    """Two-sided sign-flip p-value of ``mean(d) = delta`` with the given sign patterns."""
+    x = d - delta
+    obs = abs(x.mean())
+    thresh = obs * (1 - _TOL) if obs > 0 else 0.0
     count = 0
-    per = max(1, _BATCH // n)
-    for s in range(0, n_resamples, per):
-        m = min(per, n_resamples - s)
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(m, n))
-        count += int(np.sum(np.abs((signs * d).mean(axis=1)) >= thresh))
-    # the observed sign pattern counts as one of the resamples (never p = 0)
-    return (count + 1) / (n_resamples + 1), False, n_resamples
+    per = max(1, _BATCH // d.size)
+    for s in range(0, signs.shape[0], per):
+        count += int(np.sum(np.abs(signs[s:s + per] @ x) / d.size >= thresh))
+    if exact:
+        return count / signs.shape[0]
+    return (count + 1) / (signs.shape[0] + 1)  # the observed pattern counts as one resample
+
+
+def _sign_flip_p(d: np.ndarray, n_resamples: int, seed: int) -> tuple[float, bool, int]:
+    signs, exact = _sign_patterns(d.size, n_resamples, seed)
+    return _sign_flip_p_at(d, signs, exact), exact, signs.shape[0]
+
+
+def _randomization_interval(d: np.ndarray, alpha: float, n_resamples: int, seed: int) -> tuple[float, float]:
+    """The shifts ``delta`` with sign-flip p-value of ``mean(d) = delta`` at least ``alpha`` (hull).
+
+    The p-value is a step function of ``delta`` whose steps lie where
+    ``|sum s_i (d_i - delta)| = |sum (d_i - delta)|`` for some pattern ``s``. With every pattern
+    enumerated and at most 1,024 of them, it is evaluated at each step and between steps, so the
+    bounds are exact; otherwise each bound is found by bisection, the same patterns being used for
+    every ``delta``. Unbounded (``-inf``/``inf``) when even the most extreme shift keeps
+    ``p >= alpha`` (too few pairs for any difference to be significant).
+    """
+    n = d.size
+    signs, exact = _sign_patterns(n, n_resamples, seed)
+    mean = float(d.mean())
+    if np.all(d == d[0]):
+        return mean, mean  # no variation: only delta = mean is not rejected
+    smallest_p = (2 / signs.shape[0]) if exact else 1 / (signs.shape[0] + 1)
+    if smallest_p >= alpha:
+        return -math.inf, math.inf
+    if exact and signs.shape[0] <= 1024:
+        sd, ss, total = signs @ d, signs.sum(axis=1), d.sum()
+        cand = []
+        for sign in (1.0, -1.0):
+            denom = ss - sign * n
+            ok = np.abs(denom) > 1e-12
+            cand.append((sd[ok] - sign * total) / denom[ok])
+        points = np.unique(np.concatenate(cand))
+        grid = np.concatenate([points, (points[1:] + points[:-1]) / 2, [mean]])
+        obs = np.abs(total - n * grid)
+        stats = np.abs(sd[None, :] - grid[:, None] * ss[None, :])
+        pvals = np.mean(stats >= (obs * (1 - _TOL))[:, None], axis=1)
+        accepted = grid[pvals >= alpha]
+        return float(accepted.min()), float(accepted.max())
+    spread = float(np.abs(d - mean).max()) * 4 + 1e-12
+    bounds = []
+    for direction in (-1.0, 1.0):
+        inside, outside = mean, mean + direction * spread
+        while _sign_flip_p_at(d, signs, exact, outside) >= alpha:  # widen until rejected
+            outside = mean + 2 * (outside - mean)
+        for _ in range(60):
+            mid = (inside + outside) / 2
+            if _sign_flip_p_at(d, signs, exact, mid) >= alpha:
+                inside = mid
+            else:
+                outside = mid
+        bounds.append(inside)
+    return bounds[0], bounds[1]
+
+
+def _bootstrap_test_interval(centred: np.ndarray, mean: float, alpha: float) -> tuple[float, float, float]:
+    """The bootstrap test's p-value function inverted: ``mean +- h`` with ``h`` the shift at which
+    ``(count(|centred| >= |mean - delta|) + 1) / (N + 1)`` falls below ``alpha``."""
+    a = np.sort(np.abs(centred))[::-1]
+    k = math.ceil(alpha * (a.size + 1) - 1)  # need at least k resamples as extreme as the shift
+    if k <= 0:
+        return -math.inf, math.inf, math.inf
+    h = float(a[k - 1])
+    return mean - h, mean + h, h
 
 
 def paired_test(
@@ -236,8 +312,13 @@ def paired_test(
     Monte Carlo estimate ``(count + 1) / (n_resamples + 1)``).
     ``method="bootstrap"``: the differences are centred on 0 and resampled; the
     p-value is ``(count(|mean*| >= |observed|) + 1) / (n_resamples + 1)``.
-    The CI is always the percentile bootstrap of the mean difference. All
-    differences zero gives p = 1. ``a`` and ``b`` must have the same length.
+    The interval (``ci_low``, ``ci_high``) inverts the same test at level
+    ``1 - confidence``: the shifts ``delta`` for which the test of ``mean(a - b) =
+    delta`` gives ``p >= 1 - confidence``. It excludes 0 exactly when
+    ``p_value < 1 - confidence``, and is ``(-inf, inf)`` when no difference could
+    be significant with so few pairs (3 pairs: the exact test never goes below
+    p = 0.25). All differences zero gives p = 1. ``a`` and ``b`` must have the
+    same length.
     """
     a_arr = _as_values(a, "a")
     b_arr = _as_values(b, "b")
@@ -248,31 +329,37 @@ def paired_test(
     _check_common(confidence, n_resamples)
     d = a_arr - b_arr
     n = d.size
-    ci = bootstrap_ci(d, confidence, n_resamples, seed)
+    alpha = 1.0 - confidence
     if method in ("randomization", "randomisation", "permutation"):
         if np.all(d == 0):
             p, exact, used = 1.0, True, 0
         else:
             p, exact, used = _sign_flip_p(d, n_resamples, seed)
-        method = "randomization"
+        low, high = _randomization_interval(d, alpha, n_resamples, seed)
+        method, ci_method = "randomization", "inverted sign-flip test"
     elif method == "bootstrap":
         obs = abs(d.mean())
         if np.all(d == d[0]):
             p = 1.0 if obs == 0 else 1.0 / (n_resamples + 1)
+            low = high = float(d.mean())
         else:
             centred = bootstrap_means(d - d.mean(), n_resamples, seed + 1)
             thresh = obs * (1 - _TOL)
             p = float((np.sum(np.abs(centred) >= thresh) + 1) / (n_resamples + 1))
+            low, high, _ = _bootstrap_test_interval(centred, float(d.mean()), alpha)
         exact, used = False, n_resamples
+        ci_method = "inverted bootstrap test"
     else:
         raise ValueError(f"unknown method {method!r}: use 'randomization' or 'bootstrap'")
     return PairedTestResult(
         mean_diff=float(d.mean()),
         p_value=float(min(1.0, p)),
-        ci_low=ci.low,
-        ci_high=ci.high,
+        ci_low=float(low),
+        ci_high=float(high),
         n=n,
         method=method,
         n_resamples=used,
         exact=exact,
+        confidence=confidence,
+        ci_method=ci_method,
     )

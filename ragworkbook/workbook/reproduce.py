@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Figure", "ReproducedNumber", "ROW_IDS", "reproduce_all", "reproduce_row", "ndcg_variants",
-           "to_frame", "format_table", "check_ids", "STATUSES", "NEEDS_MODEL"]
+           "to_frame", "format_table", "check_ids", "STATUSES", "NEEDS_MODEL", "PDF_ROWS"]
 
 STATUSES = ("exact", "differs", "environment", "not-reproducible", "table")
 
@@ -410,6 +410,8 @@ def _b9(ctx: _Context) -> ReproducedNumber:
 # C. hands-on page (rag-cookbook)
 # --------------------------------------------------------------------------------------------
 def _retrieval_setup(ctx: _Context) -> dict[str, Any]:
+    """The documented retrieval pipeline on the bundled notes, or on ``ctx.pdf`` (the user's copy of
+    the paper) when given: chunks, keyword qrels, dense rankings of the 8 questions (top 5)."""
     if "retrieval" not in ctx.cache:
         from ragworkbook.corpus.chunking import chunk_pages
         from ragworkbook.corpus.eval_set import load_eval_set
@@ -418,8 +420,16 @@ def _retrieval_setup(ctx: _Context) -> dict[str, Any]:
         from ragworkbook.retrieval.dense import DenseRetriever
 
         eval_set = load_eval_set()
-        corpus = load_corpus()
+        if ctx.pdf is not None:
+            from ragworkbook.corpus.pdf import load_pdf_corpus
+
+            corpus = load_pdf_corpus(ctx.pdf)
+        else:
+            corpus = load_corpus()
         chunks = chunk_pages(corpus)
+        if not chunks:
+            raise ValueError(f"{ctx.pdf}: pypdf extracted no text from this PDF (a scan?): "
+                             "nothing to retrieve")
         retriever = DenseRetriever(chunks)
         hits = retriever.search_many(eval_set.questions, k=5)
         ctx.cache["retrieval"] = {
@@ -428,6 +438,29 @@ def _retrieval_setup(ctx: _Context) -> dict[str, Any]:
             "rankings": {it.id: [h.id for h in hs] for it, hs in zip(eval_set, hits, strict=True)},
         }
     return ctx.cache["retrieval"]
+
+
+def _pdf_source(ctx: _Context) -> dict[str, Any]:
+    """What the C rows were measured on when ``--pdf`` was given: the file, its size, pages, pypdf."""
+    from pathlib import Path
+
+    from ragworkbook.corpus.pdf import PAPER_V7_BYTES, PYPDF_EXACT_C1
+
+    s = _retrieval_setup(ctx)
+    corpus = s["corpus"]
+    size = int(corpus.meta.get("bytes", Path(str(ctx.pdf)).stat().st_size))
+    version = str(corpus.meta.get("pypdf", ""))
+    return {"pdf": str(ctx.pdf), "bytes": size, "pages": len(corpus), "chunks": len(s["chunks"]),
+            "pypdf": version, "arxiv_v7_size": size == PAPER_V7_BYTES,
+            "pypdf_measured_exact": version in PYPDF_EXACT_C1}
+
+
+def _pdf_words(src: dict[str, Any]) -> str:
+    from pathlib import Path
+
+    name = "the arXiv v7 PDF" if src["arxiv_v7_size"] else f"{Path(src['pdf']).name}"
+    return (f"{name} ({src['bytes']:,} bytes, {src['pages']} pages, {src['chunks']} chunks), "
+            f"text extracted by pypdf {src['pypdf']}")
 
 
 #: The documented C1 figures as metric names (the names are the registry's aliases, kept as written).
@@ -451,14 +484,36 @@ def _c1(ctx: _Context) -> ReproducedNumber:
     figs = [_fig(name, printed, sum(v[key] for v in per.values()) / n)
             for name, (key, printed) in documented.items()]
     missed = [qid for qid, v in per.items() if v["Hit@3"] == 0]
-    return _row("C1", "dense retrieval over the 8 questions, k = 3", "environment", figs,
-                status="environment",
-                reason="documented on the arXiv PDF (pypdf text, same recipe); "
-                f"measured on the bundled notes "
-                f"corpus ({len(s['corpus'])} pages, {len(s['chunks'])} chunks, MiniLM, keyword relevance). "
-                f"Questions with no relevant chunk in the top 3 here: {', '.join(missed) or 'none'}. "
-                "Run the same code on the real PDF (`ragworkbook download-paper`, notebook 04) to compare",
-                details={"per_question": per, "rankings": s["rankings"]})
+    details: dict[str, Any] = {"per_question": per, "rankings": s["rankings"]}
+    misses = f"Questions with no relevant chunk in the top 3 here: {', '.join(missed) or 'none'}"
+    what = "dense retrieval over the 8 questions, k = 3"
+    if ctx.pdf is None:
+        return _row("C1", what, "environment", figs, status="environment",
+                    reason="documented on the arXiv PDF (pypdf text, same recipe); measured on the bundled "
+                    f"notes corpus ({len(s['corpus'])} pages, {len(s['chunks'])} chunks, MiniLM, keyword "
+                    "relevance). "
+                    f"{misses}. Run the same on your copy of the paper: `ragworkbook download-paper`, then "
+                    "`ragworkbook reproduce --pdf FILE`", details=details)
+    from ragworkbook.corpus.pdf import PAPER_V7_BYTES, PYPDF_EXACT_C1
+
+    src = _pdf_source(ctx)
+    details["source"] = src
+    exact = all(f.matches for f in figs)
+    if exact:
+        head = (f"exact on the arXiv v7 PDF with pypdf {src['pypdf']}" if src["arxiv_v7_size"] else
+                "every documented figure reproduces")
+        reason = f"{head}: measured on {_pdf_words(src)}, MiniLM, keyword relevance. {misses}"
+    else:
+        hint = (f"The documented figures come from the arXiv v7 PDF with the text of pypdf "
+                f"{', '.join(PYPDF_EXACT_C1)} (ragworkbook requires pypdf>=6.16,<6.20)")
+        if not src["pypdf_measured_exact"]:
+            hint += f"; pypdf {src['pypdf']} is not one of those: its text differs"
+        elif not src["arxiv_v7_size"]:
+            hint += f"; this file is not the v7 PDF (its size is not {PAPER_V7_BYTES:,} bytes)"
+        measured = ", ".join(f"{f.name} {f.shown}" for f in figs)
+        reason = f"measured on {_pdf_words(src)}: {measured}. {hint}. {misses}"
+    return _row("C1", what, "environment", figs, status="exact" if exact else "environment",
+                reason=reason, details=details)
 
 
 def _c4(ctx: _Context) -> ReproducedNumber:
@@ -469,12 +524,21 @@ def _c4(ctx: _Context) -> ReproducedNumber:
     s = _retrieval_setup(ctx)
     top = s["rankings"]["q1"][:3]
     hit = any(f.matches is False for f in figs)
-    reason = (f"on the bundled notes the head-count question retrieves {', '.join(top)} at the top: "
-              + ("the page stating h = 8 is found, so the documented miss (appendix attention-visualisation "
-                 "pages outranking it in the PDF) does not occur here" if hit else
-                 "the documented miss occurs here too"))
-    return _row("C4", "the documented miss: 'How many attention heads did they use?'", "environment", figs,
-                status="environment", reason=reason)
+    what = "the documented miss: 'How many attention heads did they use?'"
+    if ctx.pdf is None:
+        reason = (f"on the bundled notes the head-count question retrieves {', '.join(top)} at the top: "
+                  + ("the page stating h = 8 is found, so the documented miss (appendix "
+                     "attention-visualisation pages outranking it in the PDF) does not occur here" if hit else
+                     "the documented miss occurs here too"))
+        return _row("C4", what, "environment", figs, status="environment", reason=reason)
+    src = _pdf_source(ctx)
+    pages = sorted({c.split("-")[0] for c in s["qrels"].get("q1", {})})
+    where = f"on {', '.join(pages)}" if pages else "nowhere (the keyword is not in the extracted text)"
+    reason = (f"on {_pdf_words(src)} the head-count question retrieves {', '.join(top)} at the top; the "
+              f"chunks stating h = 8 are {where}: "
+              + ("the documented miss occurs" if not hit else "the documented miss does not occur"))
+    return _row("C4", what, "environment", figs, status="environment" if hit else "exact", reason=reason,
+                details={"source": src, "top3": top})
 
 
 def _c3(ctx: _Context) -> ReproducedNumber:
@@ -661,9 +725,10 @@ ROWS: dict[str, Callable[[_Context], ReproducedNumber]] = {}
 
 
 class _Context:
-    def __init__(self, generator: Any = None, progress: bool = False):
+    def __init__(self, generator: Any = None, progress: bool = False, pdf: Any = None):
         self._generator = generator
         self.progress = progress
+        self.pdf = pdf  # the user's copy of the paper for the C rows (None: the bundled notes)
         self.cache: dict[str, Any] = {}
 
     def generator(self) -> Any:
@@ -682,6 +747,8 @@ ROWS.update({
 })
 ROW_IDS = tuple(ROWS)
 NEEDS_MODEL = ("B7", "C2")
+#: The rows ``--pdf`` recomputes on the user's copy of the paper (C2 also uses it when asked for).
+PDF_ROWS = ("C1", "C4")
 
 
 def check_ids(only: Iterable[str] | None) -> list[str]:
@@ -695,13 +762,22 @@ def check_ids(only: Iterable[str] | None) -> list[str]:
 
 
 def reproduce_all(generator: Any = None, *, only: Iterable[str] | None = None,
-                  progress: bool = False) -> list[ReproducedNumber]:
+                  progress: bool = False, pdf: Any = None) -> list[ReproducedNumber]:
     """Recompute every row of NUMBERS.md (or the rows in ``only``), in table order.
 
     ``generator`` answers the rows that need a model (B7, C2); default: the live
     backend from :func:`ragworkbook.llm.get_generator` (created only if needed).
+    ``pdf``: a path to the user's copy of the paper; the C rows then retrieve from
+    its pages (text by the installed pypdf, named in the rows) instead of the
+    bundled notes, and C1/C4 say whether the documented figures reproduce.
     """
-    ctx = _Context(generator, progress)
+    if pdf is not None:
+        from pathlib import Path
+
+        if not Path(pdf).is_file():
+            raise FileNotFoundError(f"{pdf}: no such PDF file (get the paper with "
+                                    "`ragworkbook download-paper`)")
+    ctx = _Context(generator, progress, pdf)
     ids = check_ids(only)
     from tqdm.auto import tqdm
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragworkbook.corpus.chunking import Chunk, chunk_id, chunk_pages, chunk_sentences, chunks_by_id
-from ragworkbook.corpus.pages import Page, load_corpus
+from ragworkbook.corpus.pages import Page
 
 
 def recipe(page_texts, size=400, overlap=50, min_chars=40):
@@ -23,9 +23,8 @@ def recipe(page_texts, size=400, overlap=50, min_chars=40):
     return out
 
 
-def test_bundled_corpus_matches_recipe():
-    c = load_corpus()
-    chunks = chunk_pages(c)
+def test_bundled_corpus_matches_recipe(corpus, chunks):
+    c = corpus
     assert [(ch.page, ch.text) for ch in chunks] == recipe([p.text for p in c.pages])
     assert all(c.page(ch.page).text[ch.start : ch.end] == ch.text for ch in chunks)
     assert len(chunks_by_id(chunks)) == len(chunks)
@@ -80,8 +79,8 @@ def test_single_string_rejected():
         chunk_pages("some text")
 
 
-def test_sentence_chunks_keep_sentences_whole():
-    c = load_corpus()
+def test_sentence_chunks_keep_sentences_whole(corpus):
+    c = corpus
     chunks = chunk_sentences(c, max_chars=400)
     assert all(len(ch.text) <= 400 for ch in chunks)
     assert all(c.page(ch.page).text[ch.start : ch.end] == ch.text for ch in chunks)

@@ -73,12 +73,12 @@ def test_jsonl_malformed_line_names_file_and_line(tmp_path):
 
 def test_jsonl_missing_field_names_line_and_field(tmp_path):
     rec = dict(GOOD, id="b")
-    del rec["keyword"]
+    del rec["reference"]  # the keyword is optional (tests/corpus/test_answers.py); the reference is not
     p = _write(tmp_path, "miss.jsonl", json.dumps(GOOD) + "\n\n" + json.dumps(rec) + "\n")
     with pytest.raises(DatasetError) as err:
         load_eval_set(p)
     msg = str(err.value)
-    assert "miss.jsonl, line 3" in msg and "'keyword'" in msg
+    assert "miss.jsonl, line 3" in msg and "'reference'" in msg
 
 
 def test_json_missing_field_names_line_and_item(tmp_path):

@@ -3,24 +3,18 @@
 import pytest
 
 from ragworkbook.corpus.chunking import chunk_pages, chunk_sentences
-from ragworkbook.corpus.eval_set import eval_set_from_records, load_eval_set
+from ragworkbook.corpus.eval_set import eval_set_from_records
 from ragworkbook.corpus.ground_truth import (
     find_occurrences,
     graded_keyword_qrels,
     keyword_diagnostics,
     keyword_qrels,
 )
-from ragworkbook.corpus.pages import Page, load_corpus
+from ragworkbook.corpus.pages import Page
 
 
-@pytest.fixture(scope="module")
-def bundled():
-    c = load_corpus()
-    return c, chunk_pages(c), load_eval_set()
-
-
-def test_qrels_definition(bundled):
-    _, chunks, es = bundled
+def test_qrels_definition(chunks, eval_set):
+    es = eval_set
     qrels = keyword_qrels(chunks, es)
     assert list(qrels) == es.ids
     for it in es:
@@ -36,9 +30,8 @@ def test_case_insensitive_by_default():
     assert keyword_qrels(chunks, {"q": "adam"}, case_sensitive=True) == {"q": {}}
 
 
-def test_diagnostics_bundled(bundled):
-    c, chunks, es = bundled
-    diags = {d.qid: d for d in keyword_diagnostics(chunks, es, c, too_many=5)}
+def test_diagnostics_bundled(corpus, chunks, eval_set):
+    diags = {d.qid: d for d in keyword_diagnostics(chunks, eval_set, corpus, too_many=5)}
     assert diags["q2"].status == "too many" and diags["q2"].n_chunks > 5
     assert diags["q1"].status == "ok" and diags["q1"].pages == [5]
     # with 50 characters of overlap no keyword (all shorter than 51) can be split
@@ -65,12 +58,14 @@ def test_no_match_and_threshold():
         keyword_diagnostics(chunks, {"a": "x"}, too_many=-1)
 
 
-def test_sentence_chunks_can_differ(bundled):
-    c, _, es = bundled
-    sent = chunk_sentences(c)
-    d = {x.qid: x for x in keyword_diagnostics(sent, es, c)}
-    assert all(not x.split for x in d.values())
-    assert d["q1"].n_chunks == 1
+def test_sentence_chunks_can_differ(corpus, chunks, eval_set):
+    """The same keywords on the same pages, in other numbers of chunks."""
+    fixed = {x.qid: x for x in keyword_diagnostics(chunks, eval_set, corpus)}
+    sent = {x.qid: x for x in keyword_diagnostics(chunk_sentences(corpus), eval_set, corpus)}
+    assert [x.n_chunks for x in fixed.values()] == [1, 11, 2, 3, 2, 2, 3, 3]
+    assert [x.n_chunks for x in sent.values()] == [1, 10, 1, 3, 3, 2, 2, 3]
+    assert {q: x.pages for q, x in sent.items()} == {q: x.pages for q, x in fixed.items()}
+    assert all(not x.split for x in sent.values())
 
 
 def test_graded_and_occurrences():
@@ -91,8 +86,8 @@ def test_graded_and_occurrences():
         keyword_qrels(chunks, {"q1": None})
 
 
-def test_swapped_arguments_are_explained(bundled):
-    _, chunks, es = bundled
+def test_swapped_arguments_are_explained(chunks, eval_set):
+    es = eval_set
     with pytest.raises(TypeError, match=r"keyword_qrels\(chunks, eval_set\)"):
         keyword_qrels(es, chunks)
     with pytest.raises(TypeError, match="expected a Chunk"):

@@ -45,10 +45,10 @@ def test_a_repeated_key_is_an_error_naming_file_line_and_field(tmp_path):
 def test_large_files_keep_exact_line_numbers_in_errors(tmp_path):
     """The 20,000th item is reported on its own line (the counting is incremental, not a rescan)."""
     items = [_item(i) for i in range(20_000)]
-    items[19_999] = {"id": "last", "question": "q", "reference": "r"}  # no keyword
+    items[19_999] = {"id": "last", "question": "q", "keyword": "k"}  # no reference (the keyword is optional)
     p = tmp_path / "big.json"
     p.write_text(json.dumps({"items": items}, indent=1))
     line = 2 + 6 * 19_999 + 1  # '{' + '"items": [' then 6 lines per item, this item's '{'
     with pytest.raises(DatasetError, match=rf"big.json, line {line} \(items\[19999\]\): item is missing "
-                                           "the field 'keyword'"):
+                                           "the field 'reference'"):
         load_eval_set(p)

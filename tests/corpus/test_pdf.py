@@ -1,7 +1,7 @@
 """PDF ingestion: a PDF the test writes, extracted with pypdf, chunked exactly like the documented recipe."""
 
-
 import pytest
+from conftest import reference
 
 from ragworkbook.cli import main
 from ragworkbook.corpus import pdf as pdfmod
@@ -79,9 +79,7 @@ def paper(tmp_path_factory):
 
 def recipe_from_pdf(path):
     """rag-cookbook's build_corpus, reading the PDF with pypdf itself (the reference)."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(str(path))
+    reader = reference("pypdf").PdfReader(str(path))
     chunks = []
     for page_num, page in enumerate(reader.pages, start=1):
         text = (page.extract_text() or "").strip()
@@ -103,6 +101,7 @@ def test_pdf_pages_and_text(paper):
     assert "h = 8" in pages[2].text
 
 
+@pytest.mark.reference
 def test_pdf_chunking_equals_recipe_character_for_character(paper):
     ours = chunk_pages(load_pdf_pages(paper))
     ref = recipe_from_pdf(paper)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
+import numpy as np
 import pytest
 
 from ragworkbook.cli import main
-from ragworkbook.corpus.trec import read_qrels, read_run, write_qrels, write_run
+from ragworkbook.corpus.trec import read_qrels, read_run, read_run_columns, write_qrels, write_run
 
 QRELS = "q1 0 c1 0\nq1 0 c2 2\nq1 0 c3 3\nq1 0 c4 1\nq1 0 c5 1\nq2 0 x 1\n"
 RUN = "".join(f"q1 Q0 c{i} {i} {1.0 - i / 10} demo\n" for i in range(1, 6))
@@ -54,11 +56,12 @@ def test_write_run_numpy_scores_round_trip(tmp_path):
     "reader,text,message",
     [
         (read_qrels, "q1 0 a 1\nq1 0 b\n", r":2: a qrels line needs 4 fields"),
+        (read_qrels, "q1 0 a 1 x\nq1 0 b 1 y\n", r":1: a qrels line needs 4 fields .*, got 5: 'q1 0 a 1 x'"),
         (read_qrels, "q1 0 a high\n", r":1: grade 'high' is not a number"),
         (read_qrels, "q1 0 a 1\nq1 0 a 2\n", r":2: document 'a' is judged twice"),
-        (read_run, "q1 Q0 a 1 0.5\n", r":1: a run line needs 6 fields"),
-        (read_run, "# comment\n\nq1 Q0 a 1 nan t\n", r":3: score is NaN"),
-        (read_run, "q1 Q0 a one 0.5 t\n", r":1: rank 'one' is not an integer"),
+        (read_run, "q1 Q0 a 1 0.5\n", r":1: a run line needs at least 6 fields"),
+        (read_run, "# comment\n\nq1 Q0 a 1 nan t\n", r":3: score 'nan' is NaN"),
+        (read_run, "q1 Q0 a 1 high t\n", r":1: score 'high' is not a number"),
         (read_run, "q1 Q0 a 1 0.5 t\nq1 Q0 a 2 0.4 t\n", r":2: document 'a' is retrieved twice"),
         (read_run, "\n", r"holds no result"),
     ],
@@ -109,7 +112,7 @@ def test_cli_errors_exit_2_with_message(files, tmp_path, capsys):
     bad.write_text("q1 Q0 c1 1 0.5 t\nq1 Q0 c2 x\n")
     assert main(["ir-eval", "--qrels", str(qrels), "--run", str(bad), "--metric", "mrr"]) == 2
     err = capsys.readouterr().err
-    assert "ragworkbook ir-eval: error:" in err and "bad_run.txt:2: a run line needs 6 fields" in err
+    assert "ragworkbook ir-eval: error:" in err and "bad_run.txt:2: a run line needs at least 6 fields" in err
     assert main(["ir-eval", "--qrels", str(qrels), "--run", str(run), "--metric", "bleu"]) == 2
     assert "metric 'bleu' is a generation metric; only retrieval metrics apply" in capsys.readouterr().err
     assert main(["ir-eval", "--qrels", str(tmp_path / "none"), "--run", str(run), "--metric", "mrr"]) == 2
@@ -118,3 +121,157 @@ def test_cli_errors_exit_2_with_message(files, tmp_path, capsys):
         main(["ir-eval", "--qrels", str(qrels), "--run", str(run), "--metric", "mrr", "--gain", "exp"])
     assert exc.value.code == 2
     assert "invalid choice: 'exp'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- hostile input (issue 12)
+
+
+def _ir_eval(capsys, qrels, run, *extra):
+    code = main(["ir-eval", "--qrels", str(qrels), "--run", str(run), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_byte_order_mark_is_not_part_of_the_first_query_id(files, tmp_path, capsys):
+    qrels, run = files
+    with_bom = tmp_path / "bom_qrels.txt"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + qrels.read_bytes())
+    assert sorted(read_qrels(with_bom)) == ["q1", "q2"]
+    plain = _ir_eval(capsys, qrels, run, "--metric", "ndcg@5,mrr", "--json")
+    bom = _ir_eval(capsys, with_bom, run, "--metric", "ndcg@5,mrr", "--json")
+    assert json.loads(bom[1])["mean"] == json.loads(plain[1])["mean"]
+    utf16 = tmp_path / "utf16.txt"
+    utf16.write_bytes(QRELS.encode("utf-16"))
+    with pytest.raises(ValueError, match=r"utf16.txt:1: the file is UTF-16 .* save it as UTF-8"):
+        read_qrels(utf16)
+
+
+def test_non_utf8_byte_names_file_and_line(tmp_path, capsys, files):
+    _, run = files
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"q1 0 a 1\nq1 0 caf\xe9 1\n")
+    code, _, err = _ir_eval(capsys, bad, run, "--metric", "mrr")
+    assert code == 2
+    assert f"{bad}:2: byte 0xe9 is not UTF-8 (the file must be UTF-8 text)" in err
+
+
+def test_malformed_giant_line_is_not_echoed_whole(tmp_path, capsys, files):
+    qrels, _ = files
+    bad = tmp_path / "run.txt"
+    bad.write_text("q1 Q0 a 1 0.5 t\n" + "x" * 500_000 + "\n")
+    code, _, err = _ir_eval(capsys, qrels, bad, "--metric", "mrr")
+    assert code == 2 and len(err) < 400
+    assert f"{bad}:2: a run line needs at least 6 fields" in err and "... (500,000 bytes)" in err
+    bad.write_text("q1 Q0 a 1 0.5" + "x" * 100_000 + " t\n")
+    code, _, err = _ir_eval(capsys, qrels, bad, "--metric", "mrr")
+    assert code == 2 and len(err) < 400
+    assert f"{bad}:1: score '0.5xxx" in err and "... (100,003 bytes) is not a number" in err
+
+
+def test_a_huge_file_of_nul_bytes_is_refused_without_reading_it(tmp_path, capsys, files):
+    import tracemalloc
+
+    qrels, _ = files
+    nul = tmp_path / "nul.txt"
+    with open(nul, "wb") as fh:  # 2 GB of NUL bytes (a sparse file: no disk used)
+        fh.truncate(2 * 1024**3)
+    tracemalloc.start()
+    code, _, err = _ir_eval(capsys, qrels, nul, "--metric", "mrr")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert code == 2
+    assert f"{nul}:1: line longer than 1,048,576 bytes (NUL bytes: not a text file)" in err
+    assert len(err) < 400 and peak < 100 * 2**20  # one 16 MiB block at most, never the whole file
+    short = tmp_path / "nul_inside.txt"
+    short.write_bytes(b"q1 Q0 a 1 0.5 t\nq1 Q0 b\x00 2 0.4 t\n")
+    code, _, err = _ir_eval(capsys, qrels, short, "--metric", "mrr")
+    assert code == 2 and f"{short}:2: control byte 0x00 in a text file (a binary file?)" in err
+
+
+def test_a_directory_is_reported_as_a_directory(tmp_path, capsys, files):
+    _, run = files
+    code, _, err = _ir_eval(capsys, tmp_path, run, "--metric", "mrr")
+    assert code == 2 and f"{tmp_path} is a directory, not a qrels file" in err
+
+
+def test_huge_grades_never_give_nan_or_infinity(tmp_path, capsys, files):
+    _, run = files
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 c1 2\nq1 0 c2 1e400\n")
+    code, out, err = _ir_eval(capsys, qrels, run, "--metric", "ndcg", "--json")
+    assert code == 2 and out == "" and f"{qrels}:2: grade '1e400' is not a finite number" in err
+    # grade 2000 with the exponential gain: NDCG is computed exactly; DCG cannot be: a clear error
+    qrels.write_text("q1 0 c1 2000\nq1 0 c3 1999\nq1 0 c5 3\n")
+    code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "ndcg@5,err@5", "--gain", "exponential",
+                            "--max-grade", "2000", "--json", "-q")
+
+    def refuse(constant):
+        raise AssertionError(f"not JSON: {constant}")
+
+    data = json.loads(out, parse_constant=refuse)
+    assert code == 0 and 0 < data["mean"]["ndcg@5"] < 1 and 0 < data["mean"]["err@5"] <= 1
+    code, out, err = _ir_eval(capsys, qrels, run, "--metric", "dcg@5", "--gain", "exponential")
+    assert code == 2 and out == ""
+    assert (f"dcg@5 of query 'q1' (its largest grade, 2000, is at {qrels}:1) is inf: its exponential "
+            "gain 2^grade - 1 does not fit in a float") in err
+
+
+def test_trec_eval_flags(tmp_path, capsys):
+    qrels = tmp_path / "q.txt"
+    run = tmp_path / "r.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq2 0 c 2\n")
+    run.write_text("q1 Q0 a 1 0.9 t extra text\nq1 Q0 x 2 0.8 t\nq1 Q0 b 3 0.7 t\n")
+    code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "P_3,recip_rank", "-c", "-M2", "-l2", "-q")
+    assert code == 0
+    assert out.splitlines() == [
+        "P_3       \tq1\t0.0000", "recip_rank\tq1\t0.0000",  # -l2: only b is relevant; -M2 cuts it
+        "P_3       \tq2\t0.0000", "recip_rank\tq2\t0.0000",  # -c: q2 is not in the run, scored 0
+        "P_3       \tall\t0.0000", "recip_rank\tall\t0.0000", "num_q     \tall\t2"]
+    code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "recip_rank", "-l", "2")
+    assert out.splitlines()[0] == "recip_rank\tall\t0.3333"
+
+
+def test_overlong_line_and_duplicates_through_ir_eval(tmp_path, capsys, files):
+    qrels, _ = files
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 0.5 t\n" + "x" * 2_000_000 + "\n")
+    code, _, err = _ir_eval(capsys, qrels, run, "--metric", "mrr")
+    assert code == 2 and len(err) < 400
+    assert f"{run}:2: line longer than 1,048,576 bytes (a missing newline?); it starts 'xxx" in err
+    run.write_text("# a comment\nq1 Q0 c1 1 0.5 t\nq2 Q0 x 1 0.5 t\n\nq1 Q0 c1 2 0.4 t\n")
+    code, _, err = _ir_eval(capsys, qrels, run, "--metric", "mrr")
+    assert code == 2 and f"{run}:5: document 'c1' is retrieved twice for query 'q1'" in err
+    dup = tmp_path / "qrels.txt"
+    dup.write_text("q1 0 a 1\nq2 0 a 1\nq1 0 a 0\n")
+    code, _, err = _ir_eval(capsys, dup, run, "--metric", "mrr")
+    assert code == 2 and f"{dup}:3: document 'a' is judged twice for query 'q1'" in err
+
+
+def test_scores_parse_to_the_same_double_as_float(tmp_path):
+    # the vectorised decimal reader must give float()'s (strtod's) double, bit for bit
+    rng = np.random.default_rng(3)
+    tokens = ["0", "-0.0", "+5", ".5", "5.", "007.50", "1e5", "-2.5E-3", "inf", "-inf", "Infinity",
+              "123456789012345", "1234567890123456", "0.12345678901234567", "9007199254740993",
+              "-99999.999999999", "3.0000000000000004"]
+    for _ in range(3000):
+        digits = int(rng.integers(1, 19))
+        mantissa = "".join(rng.choice(list("0123456789"), digits))
+        dot = int(rng.integers(0, digits + 1))
+        text = mantissa[:dot] + "." + mantissa[dot:] if rng.random() < 0.8 else mantissa
+        tokens.append(("-" if rng.random() < 0.3 else "") + text)
+    for fixed in ("%.6f", "%.3f", "%d"):  # blocks where every score has the same form
+        tokens += [fixed % v for v in rng.random(200) * 10 ** rng.integers(0, 6, 200)]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i // 50} Q0 d{i} 1 {t} tag\n" for i, t in enumerate(tokens)))
+    got = read_run_columns(path).value
+    want = np.array([float(t) for t in tokens])
+    assert got.tobytes() == want.tobytes()
+    assert np.signbit(got[1])
+
+
+@pytest.mark.parametrize("bad", ["1_000", "0x10", ".", "-", "1.2.3", "--1", "1e", "nan1"])
+def test_malformed_scores(tmp_path, bad):
+    path = tmp_path / "run.txt"
+    path.write_text(f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {bad} t\n")
+    with pytest.raises(ValueError, match=rf":2: score '{re.escape(bad)}' is not a number"):
+        read_run(path)

@@ -1,8 +1,10 @@
+"""ragworkbook.evaluation.lost_in_the_middle with a fake retriever and a position-sensitive pipeline."""
+
 from dataclasses import dataclass
 
 import pytest
+from fakes.pipelines import tiny_eval_set
 
-from ragworkbook.corpus.eval_set import eval_set_from_records
 from ragworkbook.evaluation.lost_in_the_middle import (
     lost_in_the_middle,
     place,
@@ -28,8 +30,7 @@ class FirstChunkPipeline:
         return "It used 8 heads." if chunks[0].id == "c3" else "It used 16 heads."
 
 
-EVAL = eval_set_from_records([{"id": "q1", "question": "How many heads?", "keyword": "h = 8",
-                               "reference": "The base model used 8 attention heads."}])
+EVAL = tiny_eval_set(1)  # q1: how many heads (8)
 
 
 def test_place():

@@ -1,8 +1,12 @@
+"""ragworkbook.evaluation: the evaluate loop, the report model and its file, comparison and the gate."""
+
 import json
-from dataclasses import dataclass
+import math
 
 import pandas as pd
 import pytest
+from fakes.judges import first_prompt, prompt_fields, schema_kind
+from fakes.pipelines import FakePipeline, tiny_eval_set
 
 from ragworkbook.corpus.eval_set import eval_set_from_records
 from ragworkbook.evaluation.compare import compare_reports
@@ -10,46 +14,7 @@ from ragworkbook.evaluation.evaluate import evaluate, resolve_metrics
 from ragworkbook.evaluation.report import Report
 from ragworkbook.outcomes import aggregate
 
-EVAL = eval_set_from_records(
-    [
-        {"id": "q1", "question": "How many heads?", "keyword": "h = 8",
-         "reference": "The model used 8 heads."},
-        {"id": "q2", "question": "Which optimizer?", "keyword": "Adam", "reference": "They used Adam."},
-        {"id": "q3", "question": "What dropout?", "keyword": "Pdrop", "reference": "Dropout was 0.1."},
-    ],
-    name="tiny",
-)
-
-
-@dataclass
-class FakeChunk:
-    id: str
-    text: str
-
-
-@dataclass
-class FakeHit:
-    chunk: FakeChunk
-
-
-@dataclass
-class FakeAnswer:
-    question: str
-    answer: str
-    contexts: list
-
-
-class FakePipeline:
-    """Answers from a fixed table; retrieves fixed chunk ids."""
-
-    def __init__(self, answers, rankings):
-        self.answers = answers
-        self.rankings = rankings
-
-    def answer(self, question):
-        hits = [FakeHit(FakeChunk(cid, f"text of {cid}")) for cid in self.rankings[question]]
-        return FakeAnswer(question, self.answers[question], hits)
-
+EVAL = tiny_eval_set()
 
 GOOD = FakePipeline(
     {"How many heads?": "The model used 8 heads.", "Which optimizer?": "They used Adam.",
@@ -93,7 +58,9 @@ def test_evaluate_rows_and_retrieval_values(good):
 def test_aggregates_have_ci_and_counts(good):
     agg = good.aggregates["precision@3"]
     assert agg.mean == pytest.approx((2 / 3 + 1 / 3 + 1 / 3) / 3)
-    assert agg.ci_low <= agg.mean <= agg.ci_high
+    # percentile bootstrap over (2/3, 1/3, 1/3): a resample of three 1/3 has probability 8/27 and one of
+    # three 2/3 has 1/27, both above 2.5%, so the 95% interval runs from 1/3 to 2/3
+    assert (agg.ci_low, agg.ci_high) == pytest.approx((1 / 3, 2 / 3))
     assert agg.n == 3 and agg.failed == 0 and agg.undefined == 0
     s = good.summary()
     assert list(s.columns) == ["mean", "ci_low", "ci_high", "n", "failed", "undefined"]
@@ -261,37 +228,39 @@ def test_evaluate_bad_k():
         evaluate(GOOD, EVAL, k=0, progress=False)
 
 
-def test_targets_view(good):
+def test_targets_view(good, bad):
     df = good.targets()
     assert list(df["metric"]) == ["recall@3", "mrr@3", "ndcg@3"]
-    assert set(df["rating"]) <= {"poor", "acceptable", "good"}
+    # NDCG@3 by hand: q1 (1 + 1/2) / (1 + 1/log2 3), q2 (1/log2 3) / 1, q3 1
+    ndcg = ((1.5 / (1 + 1 / math.log2(3))) + 1 / math.log2(3) + 1) / 3
+    assert df["value"].tolist() == pytest.approx([1.0, (1 + 1 / 2 + 1) / 3, ndcg])
+    assert list(df["rating"]) == ["good", "good", "good"]
+    assert list(bad.targets()["rating"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
 
 
 # --- judged metrics through a fake judge --------------------------------------------------------
 
 def _fake_judge():
-    import json as _json
-
+    """A judge that reads the answer / statements: "BROKEN" answers get no JSON, "Twelve" is unsupported."""
     from ragworkbook.llm.base import Generator
 
     class Fake(Generator):
         backend = "fake"
 
         def _chat_once(self, messages, options, schema):
-            prompt = next(m["content"] for m in messages if m["role"] == "user")  # not retry feedback
-            if "BROKEN" in prompt:
-                return "this is not JSON"
-            req = (schema or {}).get("required", [])
-            if req == ["statements"]:
-                claim = "Twelve heads." if "Twelve" in prompt else "The answer states something."
-                return _json.dumps({"statements": [claim]})
-            if req == ["verdicts"]:
+            fields = prompt_fields(first_prompt(messages))
+            kind = schema_kind(schema)
+            if kind == "statements":
+                if "BROKEN" in fields["answer"]:
+                    return "this is not JSON"
+                return json.dumps({"statements": [fields["answer"].replace("Twelve.", "Twelve heads.")]})
+            if kind == "verdicts":
                 n = schema["properties"]["verdicts"]["minItems"]
-                v = 0 if "Twelve" in prompt else 1
-                return _json.dumps({"verdicts": [{"reason": "the context says so", "verdict": v}] * n})
-            if req == ["reason", "verdict"]:
-                return _json.dumps({"reason": "the context says so", "verdict": 1})
-            raise AssertionError(f"unexpected schema {schema}")
+                v = 0 if "Twelve" in fields["statements"] else 1
+                return json.dumps({"verdicts": [{"reason": "the context says so", "verdict": v}] * n})
+            if kind == "verdict":
+                return json.dumps({"reason": "the context says so", "verdict": 1})
+            raise AssertionError(f"unexpected request: {schema}")
 
     return Fake("fake-judge")
 
@@ -315,7 +284,11 @@ def test_evaluate_with_judge_counts_failures():
     agg = rep.aggregates["faithfulness"]
     assert (agg.mean, agg.n, agg.failed, agg.undefined) == (0.5, 2, 1, 0)
     assert rep.aggregates["hallucination"].mean == 0.5
-    assert rep.rows[0]["judgments"]["faithfulness"]["items"]  # intermediates kept
+    # the judge's intermediates are kept: the statement it extracted and its verdict
+    assert rep.rows[0]["judgments"]["faithfulness"]["items"] == [
+        {"statement": "Twelve heads.", "verdict": 0, "reason": "the context says so"}]
+    assert rep.rows[0]["judgments"]["context_recall"]["items"] == [
+        {"statement": "The model used 8 heads.", "verdict": 1, "reason": "the context says so"}]
     assert rep.meta["judge"] == "fake:fake-judge"
     assert set(rep.targets()["metric"]) == {"faithfulness", "hallucination"}
 

@@ -16,58 +16,87 @@ def words(text: str) -> set[str]:
     return {w for w in WORD.findall(text.lower()) if len(w) > 3}
 
 
-def _field(prompt: str, name: str) -> str:
-    m = re.search(rf"^{name}: (.*)$", prompt, flags=re.M)
-    return m.group(1) if m else ""
+# A data field of a prompt: "Label: value" on one line, or "Label:" alone on its line and the
+# value in the lines below, up to a blank line. Only the labels of the data are read, never the
+# instructions around them, so rewording an instruction cannot change what a fake judge answers.
+_FIELD = re.compile(r"^([A-Z][A-Za-z ]{0,40}):(?: (.*)|\n((?:.+\n?)+))$", flags=re.M)
 
 
-def _block(prompt: str, name: str, until: str) -> str:
-    start = prompt.index(f"{name}:\n") + len(name) + 2
-    return prompt[start:prompt.index(f"\n\n{until}", start)]
+def first_prompt(messages) -> str:
+    """The request's prompt: the first user message (later ones are retry feedback)."""
+    return next(m["content"] for m in messages if m["role"] == "user")
+
+
+def prompt_fields(prompt: str) -> dict[str, str]:
+    """The data fields of a judge prompt, label (lower case) -> value."""
+    return {m.group(1).lower(): (m.group(2) if m.group(2) is not None else m.group(3)).strip()
+            for m in _FIELD.finditer(prompt)}
+
+
+def numbered(block: str) -> list[str]:
+    """The items of a numbered list ("1. first\n2. second")."""
+    return [re.sub(r"^\d+\.\s*", "", line).strip() for line in block.splitlines() if line.strip()]
+
+
+def schema_kind(schema: dict | None) -> str:
+    """What a judge request asks for, from its JSON schema alone: its required keys."""
+    required = tuple(sorted((schema or {}).get("required", ())))
+    kinds = {("statements",): "statements", ("verdicts",): "verdicts",
+             ("noncommittal", "questions"): "questions", ("reason", "verdict"): "verdict"}
+    if required not in kinds:
+        raise AssertionError(f"a fake judge got a schema it does not know: {schema}")
+    return kinds[required]
+
+
+def noncommittal(answer: str) -> bool:
+    return "don't know" in answer.lower() or "not sure" in answer.lower()
 
 
 class RuleJudge(Generator):
     """A rule-based 'judge': statements = answer sentences; a statement or context is
-    supported/useful when its content words overlap the other text enough."""
+    supported/useful when its content words overlap the other text enough.
+
+    It tells the requests apart by their JSON schema and reads only the data fields of the
+    prompt (question, answer, reference answer, context, statements).
+    """
 
     backend = "fake"
 
     def __init__(self, model: str = "rule-judge"):
         super().__init__(model)
         self.calls = 0
+        self.prompts: list[str] = []  # every prompt it was sent
         self.lock = threading.Lock()
 
     def _chat_once(self, messages, options, schema):
         with self.lock:
             self.calls += 1
-        prompt = next(m["content"] for m in messages if m["role"] == "user")  # not retry feedback
-        props = schema["properties"]
-        if "statements" in props:
-            answer = _field(prompt, "Answer")
-            if "don't know" in answer.lower():
+            self.prompts.append(first_prompt(messages))
+        fields = prompt_fields(first_prompt(messages))
+        kind = schema_kind(schema)
+        if kind == "statements":
+            answer = fields["answer"]
+            if noncommittal(answer):
                 return json.dumps({"statements": []})
             sents = [s.strip() for s in re.split(r"(?<=\.)\s+", answer) if s.strip()]
             return json.dumps({"statements": sents})
-        if "verdicts" in props:
-            context = _block(prompt, "Context", "Statements")
-            stmts = [re.sub(r"^\d+\. ", "", s) for s in prompt.split("Statements:\n", 1)[1]
-                     .split("\n\n", 1)[0].splitlines()]
-            cw = words(context)
+        if kind == "verdicts":
+            cw = words(fields["context"])
             out = []
-            for s in stmts:
+            for s in numbered(fields["statements"]):
                 sw = words(s)
                 ok = bool(sw) and len(sw & cw) / len(sw) >= 0.6
                 out.append({"reason": "word overlap", "verdict": int(ok)})
             return json.dumps({"verdicts": out})
-        if "questions" in props:
-            answer = _field(prompt, "Answer")
-            n = props["questions"]["minItems"]
-            nc = int("don't know" in answer.lower() or "not sure" in answer.lower())
-            return json.dumps({"questions": [f"What about {answer}"] * n, "noncommittal": nc})
-        # single verdict: context vs answer/reference (precision) or vs question (relevance)
-        context = _field(prompt, "Context")
-        target = _field(prompt, "Reference answer") or _field(prompt, "Answer") or _field(prompt, "Question")
-        ok = len(words(context) & words(target)) >= 2
+        if kind == "questions":
+            answer = fields["answer"]
+            n = schema["properties"]["questions"]["minItems"]
+            return json.dumps({"questions": [f"What about {answer}"] * n,
+                               "noncommittal": int(noncommittal(answer))})
+        # one verdict: a context against the reference answer or the answer (context precision),
+        # or against the question (context relevance)
+        target = fields.get("reference answer") or fields.get("answer") or fields["question"]
+        ok = len(words(fields["context"]) & words(target)) >= 2
         return json.dumps({"reason": "word overlap", "verdict": int(ok)})
 
 
@@ -89,7 +118,7 @@ class EmptyClaimsJudge(RuleJudge):
     """Extracts no statement from any answer."""
 
     def _chat_once(self, messages, options, schema):
-        if "statements" in schema["properties"]:
+        if schema_kind(schema) == "statements":
             with self.lock:
                 self.calls += 1
             return json.dumps({"statements": []})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from ragworkbook.judging.metrics import (
     context_precision,
     context_precision_from_verdicts,
     context_recall,
+    context_relevance,
     evaluate_judged,
     faithfulness,
     faithfulness_from_verdicts,
@@ -97,7 +99,13 @@ def test_four_metrics_on_carbon_example_with_rule_judge():
     cr = context_recall(CARBON, judge)
     assert cr.status == "ok" and cr.score == 0.5  # the second reference sentence is not in the chunks
     ar = answer_relevancy(CARBON, judge, embed=bag_embed)
-    assert ar.status == "ok" and 0 < ar.score <= 1 and len(ar.items) == 3
+    # the rule judge asks "What about <answer>" three times: the score is that question's cosine
+    # with the original question, worked out here on the same bag-of-words embedding
+    q, g = bag_embed([CARBON.question, f"What about {CARBON.answer}"])
+    cosine = float(q @ g / (np.linalg.norm(q) * np.linalg.norm(g)))
+    assert 0.1 < cosine < 0.9  # a partial overlap: neither 0 nor 1 by construction
+    assert ar.status == "ok" and [it["question"] for it in ar.items] == [f"What about {CARBON.answer}"] * 3
+    assert ar.score == pytest.approx(cosine) and ar.detail["mean_cosine"] == pytest.approx(cosine)
     assert ar.detail["noncommittal"] is False
 
 
@@ -150,6 +158,35 @@ def test_cache_key_depends_on_model_and_options():
     assert j1.cache_key("p", s) == Judge(RuleJudge("m1")).cache_key("p", s)
 
 
+def _reworded(template: str) -> str:
+    """The same data fields under instructions of other words: every paragraph without a field is
+    replaced, and the field paragraphs come in reverse order."""
+    data = [p for p in template.split("\n\n") if re.fullmatch(r"(?:[A-Z][A-Za-z ]*:\s?\{\w+\}\n?)+", p)]
+    assert data, template
+    return "Judge this.\n\n" + "\n\n".join(reversed(data)) + "\n\nJSON only."
+
+
+def test_the_rule_judge_reads_the_data_not_the_instructions(monkeypatch):
+    """The fake judge tells requests apart by their schema: reworded prompts change no result."""
+    from ragworkbook.judging import prompts
+
+    def run():
+        gen = RuleJudge()
+        judge = Judge(gen)
+        out = [faithfulness(CARBON, judge), context_precision(CARBON, judge),
+               context_precision(CARBON, judge, with_reference=False), context_recall(CARBON, judge),
+               answer_relevancy(CARBON, judge, embed=bag_embed), context_relevance(CARBON, judge)]
+        return [(r.score, r.status, r.items) for r in out], set(gen.prompts)
+
+    before, asked_before = run()
+    for name, template in list(prompts.PROMPTS.items()):
+        monkeypatch.setitem(prompts.PROMPTS, name, _reworded(template))
+    after, asked_after = run()
+    assert len(asked_after) == len(asked_before) > 10 and asked_after.isdisjoint(asked_before)
+    assert after == before
+    assert [score for score, _, _ in before][:4] == pytest.approx([1.0, 0.6791666666, 0.6791666666, 0.5])
+
+
 # --- edge cases with defined results -----------------------------------------------------------
 def test_empty_answer_no_claims_empty_context():
     gen = RuleJudge()
@@ -162,11 +199,16 @@ def test_empty_answer_no_claims_empty_context():
     r = context_precision(empty, judge, with_reference=False)
     assert (r.score, r.status) == (None, "empty_answer")
 
-    idk = JudgeSample(CARBON.question, "I don't know.", CHUNKS, None, "idk")
+    idk = JudgeSample(CARBON.question, "I don't know which carbon pricing mechanism Canada chose.", CHUNKS,
+                      None, "idk")
     r = faithfulness(idk, judge)
     assert (r.score, r.status) == (None, "no_claims")
     r = answer_relevancy(idk, judge, embed=bag_embed)
-    assert (r.score, r.status) == (0.0, "noncommittal") and r.detail["mean_cosine"] >= 0
+    # the generated question is close to the original; the noncommittal flag alone makes the score 0
+    q, g = bag_embed([CARBON.question, f"What about {idk.answer}"])
+    cosine = float(q @ g / (np.linalg.norm(q) * np.linalg.norm(g)))
+    assert cosine > 0.4 and r.detail["mean_cosine"] == pytest.approx(cosine)
+    assert (r.score, r.status) == (0.0, "noncommittal")
     r = context_recall(idk, judge)
     assert (r.score, r.status) == (None, "empty_reference")
 
@@ -307,7 +349,7 @@ def test_concurrency_is_bounded():
     gen = Counting()
     sample = JudgeSample("q?", "a", [f"chunk {i}" for i in range(8)], "ref", "s")
     r = context_precision(sample, Judge(gen, max_concurrency=2))
-    assert r.score == 1.0 and 1 <= gen.peak <= 2
+    assert r.score == 1.0 and gen.peak == 2  # 8 calls of 10 ms each: two do run at once, never three
     gen2 = Counting()
     context_precision(sample, Judge(gen2, max_concurrency=1))
     assert gen2.peak == 1
@@ -332,7 +374,9 @@ def test_async_api_directly():
                                     aanswer_relevancy(CARBON, judge, embed=bag_embed))
 
     f, cp, ar = asyncio.run(main())
-    assert f.score == 1.0 and round(cp.score, 3) == 0.679 and ar.status == "ok"
+    assert f.score == 1.0 and round(cp.score, 3) == 0.679
+    assert ar.status == "ok"
+    assert ar.score == answer_relevancy(CARBON, Judge(RuleJudge()), embed=bag_embed).score
 
 
 def test_report_frame_columns():
@@ -354,25 +398,41 @@ def test_sample_from_mapping():
         JudgeSample.from_mapping({"query": "q", "answer": "a"})
 
 
-def test_answer_relevancy_with_real_minilm():
+@pytest.mark.model
+def test_answer_relevancy_with_real_minilm(sentence_transformer):
+    """The default embedding is the local MiniLM: the score is the cosine sentence-transformers itself
+    gives the question and the judge's question."""
     r = answer_relevancy(CARBON, Judge(RuleJudge()))
-    assert r.status == "ok" and 0.0 < r.score <= 1.0
-    cos = [it["cosine"] for it in r.items]
-    assert r.score == pytest.approx(float(np.mean(cos)))
+    q, g = sentence_transformer.encode([CARBON.question, f"What about {CARBON.answer}"],
+                                       normalize_embeddings=True)
+    expected = float(np.dot(q, g))
+    assert r.status == "ok" and r.score == pytest.approx(expected, abs=1e-5)
+    assert [it["cosine"] for it in r.items] == pytest.approx([expected] * 3, abs=1e-5)
+    assert r.score != pytest.approx(answer_relevancy(CARBON, Judge(RuleJudge()), embed=bag_embed).score)
 
 
 @pytest.mark.model
 def test_schemas_work_with_the_embedded_backend():
-    """llama.cpp's grammar holds the tiny model to the verdict schema: the answer parses.
+    """llama.cpp's grammar holds the tiny model to the verdict schema: the answer parses, first time.
 
-    The model's verdict itself is not asserted (a 135M model is often wrong), but a
-    schema-constrained answer with room to finish must be valid JSON of that schema.
+    Whether the verdict is right is not asserted (a 135M model is often wrong), but a
+    schema-constrained answer with room to finish must be valid JSON of that schema, the score
+    must be the verdict it gave, and greedy decoding gives the same answer again.
     """
+    import jsonschema
+
+    from ragworkbook.judging.prompts import verdict_schema
     from ragworkbook.llm import get_generator
 
     gen = get_generator(backend="embedded", announce=False)
-    judge = Judge(gen, options={"num_predict": 256})
-    r = context_precision(JudgeSample(CARBON.question, CARBON.answer, CHUNKS[:1], CARBON.reference), judge)
+    sample = JudgeSample(CARBON.question, CARBON.answer, CHUNKS[:1], CARBON.reference)
+    r = context_precision(sample, Judge(gen, options={"num_predict": 256}))
     assert r.outcome == "scored", r.error
-    assert r.items[0]["verdict"] in (0, 1) and isinstance(r.items[0]["reason"], str)
-    assert r.score == float(r.items[0]["verdict"])
+    (call,) = r.calls
+    assert call.attempts == 1 and len(call.raw_outputs) == 1  # no retry was needed
+    answer = json.loads(call.raw_outputs[0])
+    jsonschema.validate(answer, verdict_schema())
+    assert r.items[0]["verdict"] == answer["verdict"] and r.items[0]["reason"] == answer["reason"]
+    assert r.score == float(answer["verdict"])
+    again = context_precision(sample, Judge(gen, options={"num_predict": 256}))  # a fresh cache
+    assert again.calls[0].raw_outputs == call.raw_outputs

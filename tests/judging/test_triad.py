@@ -21,7 +21,10 @@ def test_context_relevance_is_per_chunk_against_the_question():
     r = context_relevance(CARBON, Judge(gen))
     assert r.n_model_calls == len(CHUNKS) == gen.calls
     assert [it["rank"] for it in r.items] == [1, 2, 3, 4, 5]
-    assert r.score == sum(it["verdict"] for it in r.items) / 5
+    # the rule judge: relevant when a chunk shares two content words with the question; the first
+    # chunk (the EU border mechanism) shares only "mechanism"
+    assert [it["verdict"] for it in r.items] == [0, 1, 1, 1, 1]
+    assert r.score == 0.8
     assert context_relevance(JudgeSample("q", "a", []), Judge(gen)).status == "empty_context"
 
 

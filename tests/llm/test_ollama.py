@@ -8,10 +8,11 @@ connection failures all go through ``ollama.Client`` / ``ollama.AsyncClient``.
 from __future__ import annotations
 
 import asyncio
-import socket
+import json
 
 import ollama
 import pytest
+from conftest import free_port
 from fakes.ollama_server import FAKE_MODEL, FakeOllama
 
 from ragworkbook.llm import (
@@ -37,9 +38,8 @@ def server():
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch):
-    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL", "OLLAMA_HOST"):
-        monkeypatch.delenv(name, raising=False)
+def no_ollama_host(clean_env, monkeypatch):
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +47,7 @@ def embedded_answer():
     return get_generator(backend="embedded", announce=False).chat(PROMPT, **Q).text
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
+@pytest.mark.model
 def test_the_fake_server_speaks_ollama_to_the_official_client(server):
     client = ollama.Client(host=server.url)
     assert [m.model for m in client.list().models] == [FAKE_MODEL]
@@ -64,6 +59,7 @@ def test_the_fake_server_speaks_ollama_to_the_official_client(server):
     assert parts[-1].done and "".join(p.response for p in parts)
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("stream", [True, False])
 def test_plain_and_streamed_answers_match_the_embedded_backend(server, embedded_answer, stream):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url, stream=stream)
@@ -77,6 +73,7 @@ def test_plain_and_streamed_answers_match_the_embedded_backend(server, embedded_
     assert sent["messages"][0] == {"role": "system", "content": Q["system"]}
 
 
+@pytest.mark.model
 def test_async_chat_uses_the_async_client(server, embedded_answer):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url)
 
@@ -89,13 +86,16 @@ def test_async_chat_uses_the_async_client(server, embedded_answer):
     assert asyncio.run(gen.achat(PROMPT, **Q)).text == embedded_answer
 
 
+@pytest.mark.model
 def test_schema_is_sent_as_format_and_parsed(server):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url)
     g = gen.chat("Which city is the capital of France?", schema=SCHEMA, options={"num_predict": 30})
     assert server.requests[-1]["format"] == SCHEMA
     assert isinstance(g.data, dict) and isinstance(g.data["city"], str)
+    assert json.loads(g.text) == g.data  # what the server answered, parsed
 
 
+@pytest.mark.model
 def test_repeat_penalty_can_be_set_explicitly(server):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url)
     gen.chat("hi", options={"num_predict": 2, "repeat_penalty": 1.1})
@@ -110,6 +110,7 @@ def test_unknown_model_names_the_pull_command(server):
         asyncio.run(gen.achat("hi"))
 
 
+@pytest.mark.model
 def test_error_mid_stream_is_reported(server):
     gen = OllamaGenerator(FAKE_MODEL, host=server.url)
     server.fail_mid_stream_after = 2
@@ -184,6 +185,7 @@ def test_backend_options_are_routed_and_checked(server):
         get_generator(colour="red")
 
 
+@pytest.mark.model
 def test_thinking_is_off_by_default_and_a_refusal_is_handled(server):
     OllamaGenerator(FAKE_MODEL, host=server.url).chat("hi", options={"num_predict": 2})
     assert server.requests[-1]["think"] is False

@@ -19,12 +19,7 @@ from ragworkbook.llm.replay import FORMAT, Recording, RecordingGenerator, Replay
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch):
-    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def record_run(path, live=None):
@@ -56,6 +51,7 @@ def test_replay_reproduces_the_recorded_run_exactly(tmp_path):
     assert replayed[0].backend == "echo" and replayed[1].data == {"n": 8}
 
 
+@pytest.mark.model
 def test_replay_with_the_real_embedded_model(tmp_path):
     path = tmp_path / "emb.json"
     live = get_generator(backend="embedded", announce=False)

@@ -35,7 +35,7 @@ class Greedy(Generator):
 
     def _chat_once(self, messages, options, schema):
         self.requests.append((messages, options))
-        if any("could not be used" in m["content"] for m in messages if m["role"] == "user"):
+        if any(m["role"] == "assistant" for m in messages):  # its failed output was shown back to it
             return '{"n": 7}'
         return '{"n": 7, "reason": "the answer was cut off at the token li'  # truncated JSON
 

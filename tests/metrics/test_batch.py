@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import reference
 
 from ragworkbook.metrics import retrieval as rm
-from ragworkbook.metrics.batch import RunResult, evaluate_arrays, evaluate_run
+from ragworkbook.metrics.batch import Columns, RunResult, evaluate_arrays, evaluate_columns, evaluate_run
 
 OURS_TO_TREC = {
     "P@1": "P_1", "P@3": "P_3", "P@10": "P_10", "recall@3": "recall_3", "recall@10": "recall_10",
@@ -48,7 +49,7 @@ def random_collection(seed: int, n_queries: int = 60, ties: bool = True, empty_q
 @pytest.fixture(scope="module")
 def ranx_lib():
     """ranx compiles its metrics with numba on first use: import it once per module."""
-    ranx = pytest.importorskip("ranx")
+    ranx = reference("ranx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         qrels, run = random_collection(0, 5, ties=False)
@@ -71,9 +72,10 @@ def ranx_eval(ranx, qrels, run, metrics):
 # --------------------------------------------------------------------------- references
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_agrees_with_pytrec_eval_including_ties(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = reference("pytrec_eval")
     qrels, run = random_collection(seed, ties=True)
     ref = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
     ours = evaluate_run(qrels, run, list(OURS_TO_TREC))
@@ -85,6 +87,7 @@ def test_agrees_with_pytrec_eval_including_ties(seed):
         assert ours.mean[name] == pytest.approx(np.mean([ref[q][trec] for q in ref]), abs=1e-9)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", [4, 5])
 def test_agrees_with_ranx_without_ties(ranx_lib, seed):
     qrels, run = random_collection(seed, ties=False)
@@ -96,6 +99,7 @@ def test_agrees_with_ranx_without_ties(ranx_lib, seed):
         np.testing.assert_allclose(ours.values[name], expected, atol=1e-9, rtol=0, err_msg=name)
 
 
+@pytest.mark.reference
 def test_exponential_gain_agrees_with_ranx_ndcg_burges(ranx_lib):
     qrels, run = random_collection(6, ties=False)
     ref = ranx_eval(ranx_lib, qrels, run, ["ndcg_burges@5", "ndcg_burges@10"])
@@ -105,6 +109,7 @@ def test_exponential_gain_agrees_with_ranx_ndcg_burges(ranx_lib):
         np.testing.assert_allclose(ours.values[f"ndcg@{k}"], expected, atol=1e-9, rtol=0)
 
 
+@pytest.mark.reference
 def test_ties_differ_from_ranx_and_we_follow_trec_eval(ranx_lib):
     # Every document tied: trec_eval (and we) rank by doc id descending, so "d9" comes first.
     qrels = {"q": {"d1": 1}}
@@ -116,19 +121,143 @@ def test_ties_differ_from_ranx_and_we_follow_trec_eval(ranx_lib):
     assert ranx_rr != pytest.approx(ours)
 
 
-def test_float32_ties_differ_from_trec_eval():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
-    # 1 + 1e-9 and 1.0 are equal in float32: trec_eval sees a tie and puts "b" (larger id) first;
-    # we compare float64 and put "a" first.
-    qrels = {"q": {"a": 1}}
-    run = {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
-    trec = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
-    assert trec == 0.5
-    assert evaluate_run(qrels, run, "mrr").mean["mrr"] == 1.0
+@pytest.mark.reference
+def test_score_precision_float64_like_trec_eval_10_float32_like_pytrec_eval():
+    pytrec_eval = reference("pytrec_eval")
+    # 1 + 2e-10 and 1 + 1e-10 are equal in float32. trec_eval 10 (the C trec_eval of the conformance
+    # suite, measured: recip_rank 1.0000) reads scores as doubles and puts "a" first; pytrec_eval
+    # (trec_eval 9 code, float scores) sees a tie and puts "b" (the larger id) first.
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0000000002, "b": 1.0000000001}}
+    trec9 = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
+    assert trec9 == 0.5
+    for api in (evaluate_run, _via_columns):
+        assert api(qrels, run, "mrr").mean["mrr"] == 1.0
+        assert api(qrels, run, "mrr", score_precision="float32").mean["mrr"] == trec9
 
 
+def _via_columns(qrels, run, metrics, **kw):
+    return evaluate_columns(Columns.from_dict(qrels), Columns.from_dict(run), metrics, **kw)
+
+
+def float32_resolution_collection(seed: int, n_queries: int = 40):
+    """Graded qrels and a run whose scores come in clusters closer than float32 resolution (as sums
+    of float64 term weights do): many pairs differ in float64 and tie in float32."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for i in range(n_queries):
+        docs = [f"d{j:03d}" for j in rng.choice(300, 60, replace=False)]
+        base = rng.integers(0, 12, size=60) / 4 + 5.0
+        scores = base + rng.integers(0, 4, size=60) * 1e-12  # below float32's 5e-7 at 5.0
+        run[f"q{i}"] = dict(zip(docs, scores.tolist(), strict=True))
+        qrels[f"q{i}"] = {d: int(rng.integers(0, 3)) for d in rng.choice(docs, 20, replace=False)}
+    return qrels, run
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("seed", [11, 12])
+def test_float32_precision_agrees_with_pytrec_eval_on_every_query(seed):
+    pytrec_eval = reference("pytrec_eval")
+    qrels, run = float32_resolution_collection(seed)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    for api in (evaluate_run, _via_columns):
+        f32 = api(qrels, run, list(OURS_TO_TREC), score_precision="float32")
+        f64 = api(qrels, run, list(OURS_TO_TREC))
+        differ = 0
+        for q in ref:
+            for name, trec in OURS_TO_TREC.items():
+                assert f32.per_query[q][name] == pytest.approx(ref[q][trec], abs=1e-12), (q, name)
+            differ += any(f64.per_query[q][n] != pytest.approx(ref[q][t], abs=1e-12)
+                          for n, t in OURS_TO_TREC.items())
+        assert differ > 0  # the collection does exercise float32 ties
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("level", [2, 3])
+def test_relevance_level_agrees_with_pytrec_eval(level):
+    pytrec_eval = reference("pytrec_eval")
+    qrels, run = random_collection(13, ties=True)
+    measures = {"P.5", "recall.10", "success.3", "recip_rank", "map", "Rprec", "ndcg_cut.5", "ndcg"}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run)
+    names = {"P@5": "P_5", "recall@10": "recall_10", "hit_rate@3": "success_3", "mrr": "recip_rank",
+             "map": "map", "r_precision": "Rprec", "ndcg@5": "ndcg_cut_5", "ndcg": "ndcg"}
+    for api in (evaluate_run, _via_columns):
+        ours = api(qrels, run, list(names), relevance_level=level)
+        for q in ref:
+            for name, trec in names.items():
+                assert ours.per_query[q][name] == pytest.approx(ref[q][trec], abs=1e-12), (q, name)
+
+
+def test_depth_cuts_the_ranking_after_sorting():
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5, "x": 0.7}}  # ranking b x c a
+    for api in (evaluate_run, _via_columns):
+        cut = api(qrels, run, "P@4,recall@4,map", depth=2).mean
+        assert cut == {"P@4": 0.25, "recall@4": pytest.approx(1 / 3), "map": pytest.approx(1 / 3)}
+        assert api(qrels, run, "recall@4").mean["recall@4"] == 1.0
+    with pytest.raises(ValueError, match="depth must be a positive integer"):
+        evaluate_run(qrels, run, "mrr", depth=0)
+
+
+@pytest.mark.reference
+def test_err_agrees_with_ir_measures_gdeval():
+    ir_measures = reference("ir_measures")
+    import shutil
+
+    if shutil.which("perl") is None:
+        pytest.fail("perl is needed for ir_measures' gdeval provider (ERR)")
+    rng = np.random.default_rng(14)
+    qrels, run = {}, {}
+    for i in range(30):  # gdeval needs numeric query ids and grades 0..4
+        docs = [f"d{j}" for j in rng.choice(200, 40, replace=False)]
+        run[str(100 + i)] = dict(zip(docs, rng.permutation(40).astype(float).tolist(), strict=True))
+        qrels[str(100 + i)] = {d: int(rng.integers(0, 5)) for d in rng.choice(docs, 15, replace=False)}
+    measures = [ir_measures.ERR @ 5, ir_measures.ERR @ 20]
+    ref = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrels, run)}
+    for api in (evaluate_run, _via_columns):
+        ours = api(qrels, run, "err@5,err@20")  # max_grade 4 by default, gdeval's MAX_JUDGMENT
+        for q, row in ours.per_query.items():
+            for k in (5, 20):
+                # gdeval prints 5 decimals: the same digits
+                assert f"{row[f'err@{k}']:.5f}" == f"{ref[(q, f'ERR@{k}')]:.5f}", (q, k)
+
+
+def test_err_hand_worked():
+    # grades in rank order 2, 0, 4, 1 on the 0-4 scale: R = (2^g - 1) / 16 = 3/16, 0, 15/16, 1/16;
+    # ERR = 3/16 + 0 + (13/16)(15/16)/3 + (13/16)(1)(1/16)(1/16)/4 = 0.44219970703125
+    qrels = {"q": {"a": 2, "b": 0, "c": 4, "d": 1}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    for api in (evaluate_run, _via_columns):
+        res = api(qrels, run, "err,err@2,err@3").mean
+        assert res == {"err": 0.44219970703125, "err@2": 0.1875, "err@3": 0.44140625}
+    # max_grade: the top of the scale; a grade 4 on a 0-8 scale stops the user with (2^4 - 1) / 2^8
+    assert evaluate_run({"q": {"c": 4}}, run, "err", max_grade=8).mean["err"] == pytest.approx(15 / 256 / 3)
+    with pytest.raises(ValueError, match="a grade of 4 exceeds max_grade = 3"):
+        evaluate_run(qrels, run, "err", max_grade=3)
+
+
+def test_huge_grades_exact_ndcg_and_err_or_a_clear_error():
+    # exponential gain of grade 2000 is 2^2000 - 1: no float holds it. NDCG is still exact (each gain
+    # divided by the query's largest), ERR too; DCG itself cannot be represented: an error, never inf.
+    qrels = {"q": {"a": 2000, "b": 1999}}
+    run = {"q": {"b": 2.0, "a": 1.0}}  # b first
+    d = np.log2(3.0)
+    expected = (0.5 + 1 / d) / (1 + 0.5 / d)
+    for api in (evaluate_run, _via_columns):
+        ndcg = api(qrels, run, "ndcg,ndcg@2", gain="exponential").mean
+        assert ndcg == {"ndcg": pytest.approx(expected, rel=1e-12), "ndcg@2": pytest.approx(expected)}
+        assert api(qrels, run, "err", max_grade=2000).mean["err"] == pytest.approx(0.5 + 0.5 / 2)
+        with pytest.raises(ValueError, match=r"dcg of query 'q' \(its largest grade, 2000, .*\) is inf: "
+                                             r"its exponential gain 2\^grade - 1 does not fit in a float"):
+            api(qrels, run, "dcg", gain="exponential")
+    assert evaluate_run({"q": {"a": 1e300, "b": 1e300}}, run, "ndcg").mean["ndcg"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="grade inf of query 'q', document 'a' is not a finite number"):
+        evaluate_run({"q": {"a": float("inf")}}, run, "ndcg")
+
+
+@pytest.mark.reference
 def test_negative_grades_agree_with_trec_eval():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = reference("pytrec_eval")
     qrels = {"q": {"a": 1, "c": -1, "d": 2}}
     run = {"q": {"c": 3.0, "a": 2.0, "d": 1.0}}
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"P.3", "map", "ndcg_cut.3"}).evaluate(run)["q"]
@@ -292,8 +421,9 @@ def test_array_api_with_cut_metrics_only(metrics):
         np.testing.assert_allclose(got.values[m], expected.values[m], atol=1e-12, err_msg=m)
 
 
+@pytest.mark.reference
 def test_missing_and_no_relevant_queries_like_pytrec_eval():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = reference("pytrec_eval")
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 0}, "q3": {"c": 2}}  # q3 is not in the run
     run = {"q1": {"a": 0.2, "b": 0.9}, "q2": {"a": 1.0}, "q4": {"x": 1.0}}  # q4 has no judgements
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "ndcg_cut.5"}).evaluate(run)

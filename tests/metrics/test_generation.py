@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import reference
 
 from ragworkbook.metrics import generation as gm
 from ragworkbook.metrics.registry import specs
@@ -23,21 +24,12 @@ ANS = [a for a, _ in PAIRS]
 REF = [r for _, r in PAIRS]
 
 
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    """Every metric runs offline: any network connection or nltk.download fails the test."""
-    import socket
-
-    import nltk
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a metric tried to use the network")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(nltk, "download", refuse)
+# every metric runs offline: any network connection or nltk.download fails the test
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 # --- C3: the documented wrong-BLEU case ------------------------------------------------------
+@pytest.mark.model
 def test_c3_documented_numbers():
     assert f"{gm.bleu(ANS_C3, REF_C3):.1f}" == "32.9"
     assert f"{gm.rouge_l(ANS_C3, REF_C3):.2f}" == "0.68"
@@ -46,8 +38,9 @@ def test_c3_documented_numbers():
 
 
 # --- equality with the libraries --------------------------------------------------------------
+@pytest.mark.reference
 def test_bleu_equals_sacrebleu():
-    import sacrebleu
+    sacrebleu = reference("sacrebleu")
 
     for a, r in PAIRS:
         assert gm.bleu(a, r) == sacrebleu.sentence_bleu(a, [r]).score
@@ -56,8 +49,9 @@ def test_bleu_equals_sacrebleu():
     assert gm.corpus_bleu(ANS, REF) != pytest.approx(np.mean([gm.bleu(a, r) for a, r in PAIRS]))
 
 
+@pytest.mark.reference
 def test_rouge_l_equals_rouge_score():
-    from rouge_score import rouge_scorer
+    rouge_scorer = reference("rouge_score.rouge_scorer")
 
     sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     for a, r in PAIRS:
@@ -71,8 +65,9 @@ def test_rouge_l_equals_rouge_score():
         gm.rouge_l("a", "b", measure="f1")
 
 
+@pytest.mark.reference
 def test_meteor_equals_nltk_with_real_wordnet():
-    from nltk.translate.meteor_score import meteor_score
+    meteor_score = reference("nltk.translate.meteor_score").meteor_score
 
     from ragworkbook.metrics.wordnet import get_wordnet
 
@@ -82,31 +77,37 @@ def test_meteor_equals_nltk_with_real_wordnet():
     assert round(gm.meteor("the auto is fast", "the car is fast"), 3) == 0.992
 
 
-def test_meteor_without_wordnet_synonyms_is_lower():
-    """The 0.639 a missing/empty WordNet gives: why real WordNet matters."""
-    from nltk.translate.meteor_score import meteor_score
+def test_meteor_without_wordnet_synonyms_is_lower(monkeypatch):
+    """The 0.639 a missing/empty WordNet gives: why real WordNet matters (gm.meteor asks
+    ragworkbook.metrics.wordnet for its WordNet; here it gets one without synonyms)."""
+    from ragworkbook.metrics import wordnet
 
     class NoSynonyms:
         def synsets(self, word):
             return []
 
-    assert round(meteor_score([["the", "car", "is", "fast"]], ["the", "auto", "is", "fast"],
-                              wordnet=NoSynonyms()), 3) == 0.639
+    assert round(gm.meteor("the auto is fast", "the car is fast"), 3) == 0.992  # auto ~ car
+    monkeypatch.setattr(wordnet, "get_wordnet", NoSynonyms)
+    assert round(gm.meteor("the auto is fast", "the car is fast"), 3) == 0.639
 
 
-def test_embedding_similarity_equals_cosine_of_encodings():
-    from ragworkbook.embeddings import encode
-
-    ea, er = encode(ANS), encode(REF)
-    expected = np.sum(ea.astype(np.float64) * er, axis=1)
+@pytest.mark.model
+def test_embedding_similarity_equals_cosine_of_encodings(sentence_transformer):
+    """The cosine of the embeddings sentence-transformers itself gives for the local MiniLM."""
+    ea, er = (sentence_transformer.encode(t, normalize_embeddings=True).astype(np.float64)
+              for t in (ANS, REF))
+    expected = np.sum(ea * er, axis=1)
     got = gm.embedding_similarities(ANS, REF)
-    np.testing.assert_allclose(got, expected, atol=1e-6)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert len(set(np.round(got, 3))) == len(PAIRS)  # four different pairs, four different values
     assert gm.embedding_similarity(ANS[1], REF[1]) == pytest.approx(got[1], abs=1e-6)
     assert got[2] == pytest.approx(1.0, abs=1e-5)
 
 
+@pytest.mark.model
+@pytest.mark.reference
 def test_bertscore_equals_bert_score_package():
-    import bert_score
+    bert_score = reference("bert_score")
 
     from ragworkbook.embeddings import minilm_path
 
@@ -181,15 +182,26 @@ def test_batch_input_errors():
         gm.generation_scores(["a"], ["a"], metrics=["bleu", "bleurt"])
 
 
+@pytest.mark.model
+@pytest.mark.reference
 def test_generation_scores_frame_and_summary():
     df = gm.generation_scores(ANS, REF)
     assert list(df.columns) == [s.name for s in specs("generation")]
     assert len(df) == len(PAIRS)
-    for i, (a, r) in enumerate(PAIRS):
-        assert df.loc[i, "bleu"] == gm.bleu(a, r)
-        assert df.loc[i, "meteor"] == gm.meteor(a, r)
-        assert df.loc[i, "token_f1"] == gm.token_f1(a, r)
-    assert df.loc[2, "exact_match"] == 1.0
+    # each column is its metric: sacrebleu's BLEU, NLTK's METEOR, and SQuAD F1 worked out by hand
+    # (pair 1: 9 shared of 17 and 10 tokens; 2: 2 of 3 and 3; 3: identical; 4: "hours", 1 of 7 and 6)
+    sacrebleu = reference("sacrebleu")
+    meteor_score = reference("nltk.translate.meteor_score").meteor_score
+    from ragworkbook.metrics.wordnet import get_wordnet
+
+    assert df["bleu"].tolist() == [sacrebleu.sentence_bleu(a, [r]).score for a, r in PAIRS]
+    assert df["meteor"].tolist() == [meteor_score([r.split()], a.split(), wordnet=get_wordnet())
+                                     for a, r in PAIRS]
+    assert df["token_f1"].tolist() == pytest.approx([2 / 3, 2 / 3, 1.0, 2 / 13])
+    assert df["exact_match"].tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert df.loc[2, "embedding_similarity"] == pytest.approx(1.0, abs=1e-5)
+    assert df.loc[2, "bertscore_f1"] == pytest.approx(1.0, abs=1e-5)
+    assert (df.drop(index=2)[["embedding_similarity", "bertscore_f1"]] < 0.99).all().all()
     sub = gm.generation_scores(ANS, REF, metrics=["token_f1", "bleu"])
     assert list(sub.columns) == ["token_f1", "bleu"]  # the order asked for
     assert list(gm.generation_scores(ANS, REF, metrics=["ROUGE-L"]).columns) == ["ROUGE-L"]

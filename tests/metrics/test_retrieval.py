@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,10 +23,6 @@ from ragworkbook.metrics.retrieval import (
     recall_at_k,
     reciprocal_rank,
 )
-
-CARBON = ["c1", "c2", "c3", "c4", "c5"]
-CARBON_GRADES = {"c1": 0, "c2": 2, "c3": 3, "c4": 1, "c5": 1}
-
 
 # --------------------------------------------------------------------------- documented numbers
 
@@ -49,26 +46,74 @@ def test_a3_snippet_definition():
     assert round(ndcg_from_grades(grades, 5), 3) == 0.930
 
 
-def test_carbon_pricing_b1_to_b4_and_b9():
-    assert round(precision_at_k(CARBON, CARBON_GRADES, 3), 3) == 0.667
-    assert recall_at_k(CARBON, CARBON_GRADES, 3) == 0.5
-    assert precision_at_k(CARBON, CARBON_GRADES, 5) == 0.8
-    assert recall_at_k(CARBON, CARBON_GRADES, 5) == 1.0
-    assert reciprocal_rank(CARBON, CARBON_GRADES) == 0.5
-    assert round(ndcg_at_k(CARBON, CARBON_GRADES, 5, gain="exponential"), 3) == 0.632
-    assert round(ndcg_at_k(CARBON, CARBON_GRADES, 5), 3) == 0.689
-    assert round(average_precision(CARBON, CARBON_GRADES), 3) == 0.679
+def test_carbon_pricing_b1_to_b4_and_b9(carbon_ranking, carbon_grades):
+    ranking, grades = carbon_ranking, carbon_grades
+    assert [grades[d] for d in ranking] == [0, 2, 3, 1, 1]
+    assert round(precision_at_k(ranking, grades, 3), 3) == 0.667
+    assert recall_at_k(ranking, grades, 3) == 0.5
+    assert precision_at_k(ranking, grades, 5) == 0.8
+    assert recall_at_k(ranking, grades, 5) == 1.0
+    assert reciprocal_rank(ranking, grades) == 0.5
+    assert round(ndcg_at_k(ranking, grades, 5, gain="exponential"), 3) == 0.632
+    assert round(ndcg_at_k(ranking, grades, 5), 3) == 0.689
+    assert round(average_precision(ranking, grades), 3) == 0.679
     g = gain_values([3, 2], "exponential")
     assert round(g[0] / g[1], 1) == 2.3
 
 
-def test_grade_helpers_match_ranking_functions():
-    grades = [CARBON_GRADES[d] for d in CARBON]
-    for gain in ("linear", "exponential"):
-        for k in (1, 3, 5, 8):
-            assert dcg_from_grades(grades, k, gain) == pytest.approx(dcg_at_k(CARBON, CARBON_GRADES, k, gain))
-            expected = ndcg_at_k(CARBON, CARBON_GRADES, k, gain)
-            assert ndcg_from_grades(grades, k, gain) == pytest.approx(expected)
+# --------------------------------------------------------------------------- DCG by hand and by reference
+
+# grades in rank order, cutoff, gain -> DCG worked out by hand (discount log2(rank + 1): 1, 1.585, 2, ...)
+HAND_DCG = [
+    ([3, 0, 2, 1, 0], 1, "linear", 3.0),
+    ([3, 0, 2, 1, 0], 3, "linear", 3 / 1 + 0 + 2 / 2),  # 4.0
+    ([3, 0, 2, 1, 0], 3, "exponential", 7 / 1 + 0 + 3 / 2),  # 8.5
+    ([0, 2, 3, 1, 1], 5, "linear", 0 + 2 / math.log2(3) + 3 / 2 + 1 / math.log2(5) + 1 / math.log2(6)),
+    ([0, 2, 3, 1, 1], 5, "exponential", 0 + 3 / math.log2(3) + 7 / 2 + 1 / math.log2(5) + 1 / math.log2(6)),
+    ([0, 2, 3, 1, 1], 8, "linear", 3.5794),  # k beyond the ranking adds nothing
+    ([0, 0, 0], 3, "linear", 0.0),
+    ([-1, 2], 2, "exponential", 3 / math.log2(3)),  # a negative grade has gain 0
+]
+
+
+@pytest.mark.parametrize("grades, k, gain, expected", HAND_DCG)
+def test_dcg_by_hand(grades, k, gain, expected):
+    ranking = [f"d{i}" for i in range(len(grades))]
+    relevance = dict(zip(ranking, grades, strict=True))
+    assert dcg_at_k(ranking, relevance, k, gain) == pytest.approx(expected, abs=5e-5)
+    assert dcg_from_grades(grades, k, gain) == pytest.approx(expected, abs=5e-5)
+
+
+def test_ndcg_by_hand_on_the_carbon_example(carbon_ranking, carbon_grades):
+    # ideal order 3, 2, 1, 1, 0: IDCG@3 = 3 + 2/log2(3) + 1/2; DCG@3 = 0 + 2/log2(3) + 3/2
+    idcg3 = 3 + 2 / math.log2(3) + 1 / 2
+    dcg3 = 2 / math.log2(3) + 3 / 2
+    assert ndcg_at_k(carbon_ranking, carbon_grades, 3) == pytest.approx(dcg3 / idcg3)
+    assert ndcg_from_grades([0, 2, 3, 1, 1], 3) == pytest.approx(dcg3 / idcg3)
+    # an unretrieved grade-3 document enters the ideal only: IDCG@3 = 3 + 3/log2(3) + 2/2
+    with_missing = {**carbon_grades, "unretrieved": 3}
+    assert ndcg_at_k(carbon_ranking, with_missing, 3) == pytest.approx(dcg3 / (3 + 3 / math.log2(3) + 1))
+
+
+@pytest.mark.reference
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 3), min_size=2, max_size=12), st.integers(1, 15),
+       st.sampled_from(["linear", "exponential"]))
+def test_dcg_and_ndcg_equal_scikit_learn(grades, k, gain):
+    """scikit-learn's dcg_score / ndcg_score (two documents at least) rank by y_score: scores falling
+    with the rank give our order. Its gain is y_true itself, so the exponential gain goes in as
+    2**grade - 1."""
+    skm = reference("sklearn.metrics")
+    ranking = [f"d{i}" for i in range(len(grades))]
+    relevance = dict(zip(ranking, grades, strict=True))
+    positive = np.maximum(grades, 0)
+    y_true = [positive if gain == "linear" else np.exp2(positive) - 1]
+    y_score = [np.arange(len(grades), 0, -1, dtype=float)]
+    assert dcg_at_k(ranking, relevance, k, gain) == pytest.approx(skm.dcg_score(y_true, y_score, k=k))
+    if positive.any():  # every judged document is in the ranking: the same ideal as scikit-learn's
+        assert ndcg_at_k(ranking, relevance, k, gain) == pytest.approx(skm.ndcg_score(y_true, y_score, k=k))
+    else:
+        assert ndcg_at_k(ranking, relevance, k, gain) == 0.0
 
 
 # --------------------------------------------------------------------------- conventions
@@ -201,6 +246,3 @@ def test_recall_never_falls_with_k_and_precision_times_k_is_hits(ranking, rel):
     for k in range(1, 30):
         hits = sum(1 for d in ranking[:k] if rel.get(d, 0) > 0)
         assert round(precision_at_k(ranking, rel, k) * k) == hits
-
-
-# --------------------------------------------------------------------------- widgets

@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from ragworkbook.metrics import wordnet
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a test tried to use the network")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    import nltk
-
-    monkeypatch.setattr(nltk, "download", refuse)
 
 
 def test_source_found_without_importing_wn():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from fakes.pipelines import tiny_eval_set
 
 from ragworkbook.corpus.chunking import Chunk
-from ragworkbook.corpus.eval_set import eval_set_from_records
 from ragworkbook.llm.base import Generator
 from ragworkbook.pipeline.answers import RAGAnswer, load_answers, save_answers
 from ragworkbook.pipeline.naive import (
@@ -117,13 +117,10 @@ def test_bad_configuration_errors():
 
 
 def test_run_over_eval_set_and_save_load_roundtrip(rag, tmp_path):
-    es = eval_set_from_records([
-        {"id": "q1", "question": "How many attention heads?", "keyword": "h = 8", "reference": "8 heads."},
-        {"id": "q2", "question": "Which optimizer?", "keyword": "Adam", "reference": "Adam."},
-    ])
-    answers = rag.run(es, progress=False)
+    answers = rag.run(tiny_eval_set(2), progress=False)
     assert [a.id for a in answers] == ["q1", "q2"]
-    assert [a.reference for a in answers] == ["8 heads.", "Adam."]
+    assert [a.question for a in answers] == ["How many heads?", "Which optimizer?"]
+    assert [a.reference for a in answers] == ["The model used 8 heads.", "They used Adam."]
     assert [a.answer for a in answers] == ["answer #1 (2 messages)", "answer #2 (2 messages)"]
     # strings and dicts work too
     assert rag.run(["Which optimizer?", {"question": "heads?", "id": "x"}], progress=False)[1].id == "x"
@@ -132,7 +129,7 @@ def test_run_over_eval_set_and_save_load_roundtrip(rag, tmp_path):
     data = json.loads(path.read_text())
     assert data["format"] == "ragworkbook-rag-run/1" and data["meta"]["k"] == 3
     first = data["answers"][0]
-    assert first["contexts"][0] == {"rank": 1, "id": "p02-c01", "page": 2, "score": 2.0,
+    assert first["contexts"][0] == {"rank": 1, "id": "p02-c01", "page": 2, "score": 1.0,  # "heads"
                                     "text": CHUNKS[1].text}
     assert first["backend"] == "fake" and first["model"] == "echo-1"
     before = path.read_bytes()

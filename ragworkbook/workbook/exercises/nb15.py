@@ -1,0 +1,105 @@
+"""Exercises of notebook 15 (your own RAG system: scoring given outputs) and their solutions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ragworkbook.workbook.exercises import Solution, close, exercise, same_items, solves
+
+_QUESTION = "What optimizer was used for training?"
+_NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
+
+
+def _records(system: str) -> list[dict[str, Any]]:
+    """The records of ``data/outputs/<system>_ragas.jsonl`` (``dense`` or ``bm25``)."""
+    from ragworkbook.paths import data_path
+
+    text = data_path("outputs", f"{system}_ragas.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _keyword_only() -> list[str]:
+    """The retrieval metrics that keep a value when the dense records carry a keyword, not relevant ids."""
+    from ragworkbook.corpus.eval_set import load_eval_set
+    from ragworkbook.evaluation.outputs import evaluate_outputs
+
+    keywords = {it.question: it.keyword for it in load_eval_set()}
+    recs = [{**{k: v for k, v in r.items() if k != "reference_context_ids"},
+             "keyword": keywords[r["user_input"]]} for r in _records("dense")]
+    rep = evaluate_outputs(recs, metrics=_NAMES, progress=False)
+    return [m for m, a in rep.aggregates.items() if a.n > 0]
+
+
+def _recall_optimizer() -> float:
+    from ragworkbook.evaluation.outputs import evaluate_outputs
+
+    rep = evaluate_outputs(_records("dense"), metrics=["recall@3"], progress=False)
+    (row,) = [r for r in rep.rows if r["question"] == _QUESTION]
+    return float(row["metrics"]["recall@3"])
+
+
+def _bm25_worse() -> bool:
+    from ragworkbook.evaluation.compare import compare_reports
+    from ragworkbook.evaluation.outputs import evaluate_outputs
+
+    a = evaluate_outputs(_records("dense"), metrics=["recall@3"], progress=False)
+    b = evaluate_outputs(_records("bm25"), metrics=["recall@3"], progress=False)
+    return bool(compare_reports(a, b).worse("recall@3"))
+
+
+@exercise("15.1", "Recall of one answer, by id",
+          "Predict the dense system's Recall@3 on the optimizer question from its retrieved and relevant "
+          "context ids, then check it with the report.")
+def _check_recall(answer: Any) -> tuple[bool, str]:
+    return close(answer, _recall_optimizer(), 1e-3, what="Recall@3")
+
+
+@solves("15.1")
+def _solve_recall() -> Solution:
+    (rec,) = [r for r in _records("dense") if r["user_input"] == _QUESTION]
+    found = [c for c in rec["retrieved_context_ids"] if c in rec["reference_context_ids"]]
+    value = _recall_optimizer()
+    retrieved, relevant = rec["retrieved_context_ids"], rec["reference_context_ids"]
+    return Solution(value, f"Retrieved {retrieved}; relevant {relevant}. "
+                           f"{len(found)} of the {len(relevant)} relevant chunks "
+                           f"({', '.join(found)}) are in the top 3: Recall@3 = {value:.3f}.")
+
+
+@exercise("15.2", "What a keyword can tell",
+          "Replace each record's relevant ids by the question's keyword. Which of precision@3, recall@3, "
+          "mrr@3, ndcg@3 and hit_rate@3 still get a value? Give the list.")
+def _check_keyword(answer: Any) -> tuple[bool, str]:
+    return same_items(answer, _keyword_only(), what="the metrics with a value")
+
+
+@solves("15.2")
+def _solve_keyword() -> Solution:
+    names = _keyword_only()
+    return Solution(names, "A keyword says which retrieved contexts are relevant, so everything computed "
+                           f"from the top 3 alone survives ({', '.join(names)}). It cannot say how many "
+                           "relevant passages the corpus holds, so recall and NDCG (whose ideal ranking "
+                           "needs them all) are undefined, reason 'incomplete_relevance'.")
+
+
+@exercise("15.3", "Does the gate fail?",
+          "Compare BM25 (B) with dense (A) on recall@3 with the paired test. Is B significantly worse at "
+          "alpha = 0.05, so that `--fail-if-worse recall@3` fails? Answer True or False.")
+def _check_gate(answer: Any) -> tuple[bool, str]:
+    if not isinstance(answer, bool):
+        return False, f"answer True or False, got {type(answer).__name__}"
+    want = _bm25_worse()
+    if answer == want:
+        return True, f"B is {'' if want else 'not '}significantly worse on recall@3"
+    return False, "look at the verdict column of compare_reports(dense, bm25).table"
+
+
+@solves("15.3")
+def _solve_gate() -> Solution:
+    worse = _bm25_worse()
+    return Solution(worse, "With eight questions the paired randomisation test needs a large, consistent "
+                           "difference to call it significant; "
+                           + ("BM25's loss is large and consistent enough: the gate fails." if worse else
+                              "BM25's loss is not consistent enough across the eight pairs: the gate "
+                              "passes, although the mean is lower. A passing gate is not proof of no "
+                              "regression on so few questions."))
