@@ -335,7 +335,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ragworkbook compare A.json B.json``: paired tests per metric; exit 1 when B is significantly
-    worse on a ``--fail-if-worse`` metric or that metric cannot be compared, 2 on bad input, else 0."""
+    worse on a ``--fail-if-worse`` metric, that metric cannot be compared, or it is a judged metric
+    whose judge is unmeasured or unreliable in either report (unless ``--trust-judge``); 2 on bad
+    input, else 0."""
     from ragworkbook.evaluation.compare import compare_reports
     from ragworkbook.evaluation.report import Report
 
@@ -355,11 +357,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if metrics is not None:
         metrics += [m for m in gate_metrics if m not in metrics]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
-    gate = cmp.gate(gate_metrics)
+    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge)
     if args.json:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
-               "failed_gates": gate.worse, "not_compared": gate.not_compared}
+               "failed_gates": gate.worse, "not_compared": gate.not_compared,
+               "untrusted_judge": gate.untrusted}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -371,7 +374,44 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
     for m, why in gate.not_compared.items():
         print(f"GATE FAILED: cannot compare {m}: {why}", file=sys.stderr)
+    for m, why in gate.untrusted.items():
+        print(f"GATE FAILED: {m} is judged by an LLM whose reliability is not established: {why}",
+              file=sys.stderr)
     return 0 if gate.passed else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# judge-check
+# ---------------------------------------------------------------------------------------------
+def cmd_judge_check(args: argparse.Namespace) -> int:
+    """``ragworkbook judge-check --dataset NAME``: measure a judge against human labels.
+
+    With no backend chosen (neither ``--backend`` nor ``$RAGWORKBOOK_BACKEND``) the judge
+    is a strict replay of the embedded model's recorded run on that data set, so the
+    command prints the same bytes on every run; ``--backend embedded`` (or ``ollama``)
+    judges live.
+    """
+    from ragworkbook.judging.check import judge_check, recording_path, resolve_dataset
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.llm import get_generator
+
+    spec = resolve_dataset(args.dataset)
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
+    recording = args.recording or recording_path(spec.name)
+    generator = get_generator(backend=args.backend, model=args.model, recording=recording,
+                              announce=not args.json)
+    result = judge_check(spec.name, Judge(generator), limit="default" if args.limit is None else args.limit,
+                         threshold=args.threshold, aspect=args.aspect, repeats=args.repeats,
+                         temperature=args.temperature, progress=not (args.no_progress or args.json))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(result.format())
+        if generator.backend == "replay":
+            print("(replayed; judge live with --backend embedded, or a larger model: "
+                  "`ollama pull qwen3:4b`, then --backend ollama --model qwen3:4b)")
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,11 +601,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
                    help="exit 1 if B is significantly worse than A on METRIC, or METRIC cannot be "
                    "compared (repeatable)")
+    p.add_argument("--trust-judge", action="store_true",
+                   help="gate on a judged metric even when its judge's reliability is unmeasured or below "
+                   "the agreement threshold (by default the gate fails on it and says why)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--method", default="randomization", choices=["randomization", "bootstrap"])
     p.add_argument("--eval-set", default=None,
                    help="also check that both reports are on exactly this eval set's questions")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = add("judge-check", cmd_judge_check,
+            help="measure a judge against human labels (WikiEval, RAGChecker)",
+            description="Run the package's judged metric (or the pairwise judge) on a public human-labelled "
+            "data set and report its agreement with the humans, each figure with a bootstrap interval: "
+            "pairwise accuracy as the RAGAS paper defines it (a tie counts half), Cohen's kappa and raw "
+            "agreement, TPR/TNR, the majority-class baseline, the parse-failure rate, self-consistency and "
+            "(pairwise) position bias. Without --backend it replays the embedded model's recorded run.")
+    p.add_argument("--dataset", required=True,
+                   help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
+                   "wikieval-context-relevance (cr) or ragchecker")
+    p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
+                   help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
+    p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
+    p.add_argument("--recording", default=None,
+                   help="replay/record file (default: data/recordings/judge_check_<dataset>.json)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="pairs to judge (default: the data set's, a few minutes live on the embedded model: "
+                   "ff 8, ar 20, cr 20, ragchecker 10; 0 = every pair)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="WikiEval: score at or above which an item is judged good "
+                   "(default ff 1.0, ar/cr 0.5)")
+    p.add_argument("--aspect", default="overall", choices=["correctness", "completeness", "overall"],
+                   help="RAGChecker: which annotator label to compare with (default overall)")
+    p.add_argument("--repeats", type=int, default=2,
+                   help="self-consistency repeats at --temperature on the first pairs (default 2; <2: none)")
+    p.add_argument("--temperature", type=float, default=0.8, help="temperature of the repeats (default 0.8)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a report")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = add("reproduce", cmd_reproduce, help="recompute every documented number",
             description="Recompute every documented number (NUMBERS.md at the repository root) with "

@@ -10,14 +10,19 @@ smaller value is better.
 :meth:`Comparison.gate` is the regression gate (``ragworkbook compare
 --fail-if-worse``): it fails a metric on which B is significantly worse, and
 also one it cannot compare at all (no question scored in both reports), so a
-run that could not score the metric never passes the gate.
+run that could not score the metric never passes the gate. A **judged** metric
+is gated only when the judge of both reports was measured reliable
+(:func:`ragworkbook.judging.reliability.trusted`, from the reports'
+``judge_reliability`` cards); otherwise the gate fails on it and says why,
+unless told to trust the judge (``trust_judge=True``, ``--trust-judge``): a
+change in a score from an unmeasured judge may be the judge's noise.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragworkbook.evaluation.report import Report
@@ -33,16 +38,19 @@ NOT_COMPARED = "not compared (no pairs)"
 
 @dataclass(frozen=True)
 class GateResult:
-    """What the gate found: metrics on which B is significantly ``worse``, and metrics it
-    could ``not_compare`` (with the reason). ``passed`` when both are empty."""
+    """What the gate found: metrics on which B is significantly ``worse``, metrics it
+    could ``not_compare`` and judged metrics whose judge it does not trust (``untrusted``),
+    each with the reason. ``passed`` when all three are empty."""
 
     worse: list[str]
     not_compared: dict[str, str]
+    untrusted: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
-        """True when no gated metric is worse and every gated metric could be compared."""
-        return not self.worse and not self.not_compared
+        """True when no gated metric is worse, every gated metric could be compared, and every
+        gated judged metric has a judge measured reliable (or the judge was trusted)."""
+        return not self.worse and not self.not_compared and not self.untrusted
 
 
 @dataclass
@@ -66,6 +74,8 @@ class Comparison:
     method: str
     name_a: str = "a"
     name_b: str = "b"
+    #: judged metric -> (card of report A, card of report B) (:mod:`ragworkbook.judging.reliability`)
+    judge_reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def ci_method(self) -> str:
@@ -87,17 +97,36 @@ class Comparison:
         """True when b is significantly worse than a on ``metric``."""
         return self._row(metric)["verdict"] == "worse"
 
-    def gate(self, metrics: Sequence[str]) -> GateResult:
-        """The regression gate over ``metrics``: which are worse, which could not be compared."""
-        worse, not_compared = [], {}
+    def gate(self, metrics: Sequence[str], *, trust_judge: bool = False,
+             min_kappa: float | None = None) -> GateResult:
+        """The regression gate over ``metrics``: which are worse, which could not be compared,
+        and which are judged by a judge not measured reliable in both reports (unless
+        ``trust_judge``; threshold ``min_kappa``, default 0.6)."""
+        from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
+        from ragworkbook.judging.reliability import trusted
+
+        worse, not_compared, untrusted = [], {}, {}
         for m in metrics:
             row = self._row(m)
+            cards = self.judge_reliability.get(str(row.name))
+            if cards is not None and not trust_judge:
+                found = []
+                for which, card in zip(("A", "B"), cards, strict=True):
+                    ok, why = trusted({"metric": str(row.name), **card},
+                                      RELIABILITY_MIN_KAPPA if min_kappa is None else min_kappa)
+                    if not ok:
+                        found.append((which, why))
+                if len(found) == 2 and found[0][1] == found[1][1]:
+                    found = [("A and B", found[0][1])]
+                if found:
+                    untrusted[m] = "; ".join(f"in {which}: {why}" for which, why in found) + (
+                        " (pass --trust-judge to gate on it anyway)")
             if row["verdict"] == "worse":
                 worse.append(m)
             elif row["verdict"] == NOT_COMPARED:
                 not_compared[m] = (f"no question has a {m} value in both reports "
                                    f"({int(row['failed'])} pairs failed, {int(row['undefined'])} undefined)")
-        return GateResult(worse, not_compared)
+        return GateResult(worse, not_compared, untrusted)
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         return self.table._repr_html_()
@@ -165,6 +194,7 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     names = common if metrics is None else list(metrics)
     by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
     rows = []
+    reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for m in names:
         ma = _match(a, m, "A", common)
         mb = _match(b, m, "B", common)
@@ -197,7 +227,11 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
             else:
                 rec["verdict"] = "no significant change"
         rows.append(rec)
+        ca, cb = a.reliability(ma), b.reliability(mb)
+        if ca is not None or cb is not None:
+            reliability[m] = (ca or {}, cb or {})
     table = pd.DataFrame(rows).set_index("metric")
     return Comparison(table=table, alpha=alpha, method=method,
-                      name_a=str(a.meta.get("name", "a")), name_b=str(b.meta.get("name", "b")))
+                      name_a=str(a.meta.get("name") or "A"), name_b=str(b.meta.get("name") or "B"),
+                      judge_reliability=reliability)
 

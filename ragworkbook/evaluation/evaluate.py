@@ -117,7 +117,7 @@ def _jsonable(x: Any) -> Any:
 
 
 def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge | Generator,
-                progress: bool) -> dict[str, Any]:
+                progress: bool, reliability: Any = None) -> dict[str, Any]:
     """Add the judged metrics to ``rows`` in place (values, outcomes with reasons, intermediates)."""
     from ragworkbook.judging.judge import Judge
     from ragworkbook.judging.metrics import evaluate_judged
@@ -136,7 +136,11 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
             r.setdefault("judgments", {})[m.name] = _jsonable(
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator
-    return {"judge": f"{g.backend}:{g.model}", "judge_model_calls": rep.n_model_calls}
+    from ragworkbook.judging.reliability import cards_for
+
+    cards = cards_for([m.name for m in judged], reliability, f"{g.backend}:{g.model}", g.model)
+    return {"judge": f"{g.backend}:{g.model}", "judge_model_calls": rep.n_model_calls,
+            "judge_reliability": _jsonable(cards)}
 
 
 def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],
@@ -155,7 +159,7 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
                qrels: Mapping[str, Mapping[str, float]] | None = None,
                judge: Judge | Generator | None = None,
                unscored: Mapping[str, Mapping[str, Unscored]] | None = None,
-               progress: bool = False) -> dict[str, Any]:
+               progress: bool = False, judge_reliability: Any = None) -> dict[str, Any]:
     """Score report rows in place: the one scoring path of pipelines and of given outputs.
 
     ``rows``: dicts with ``id``, ``question``, ``answer``, ``reference`` and
@@ -172,8 +176,9 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
 
     ``unscored``: ``{row id: {metric name: Unscored}}``, values known not to be
     computable (no relevance for the question, no reference): recorded as given
-    and left out of the computation. Returns what the report's meta gets from
-    the scoring (retrieval depth, judge and its model calls).
+    and left out of the computation. ``judge_reliability``: see :func:`evaluate`.
+    Returns what the report's meta gets from the scoring (retrieval depth, judge and
+    its model calls, the judge's reliability cards).
     """
     unscored = unscored or {}
     info: dict[str, Any] = {}
@@ -200,12 +205,14 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
                     rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
         info["retrieval_depth"] = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        calls = 0
+        calls, cards = 0, {}
         for idx, group in _groups(rows, by_family["judged"], unscored):
-            got = _judge_rows([rows[i] for i in idx], group, judge, progress)
+            got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
             calls += got.pop("judge_model_calls")
+            cards.update(got.pop("judge_reliability"))
             info.update(got)
         info["judge_model_calls"] = calls
+        info["judge_reliability"] = cards
     if by_family["generation"]:
         from ragworkbook.metrics.generation import generation_scores
 
@@ -330,7 +337,8 @@ def _ranking_of(row: Mapping[str, Any]) -> list[str]:
 
 
 def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
-                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> dict[str, Any]:
+                forced: Mapping[str, Mapping[str, Unscored]], progress: bool,
+                judge_reliability: Any = None) -> dict[str, Any]:
     """Score ``metrics`` for ``rows`` (on copies, through :func:`score_rows`) and merge the results
     into the rows, leaving their other metrics as they are."""
     if not rows or not metrics:
@@ -341,7 +349,7 @@ def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qr
     rankings = {str(r["id"]): _ranking_of(r) for r in rows}
     only = {str(r["id"]): {n: u for n, u in forced.get(str(r["id"]), {}).items() if n in names} for r in rows}
     info = score_rows(copies, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=only,
-                      progress=progress)
+                      progress=progress, judge_reliability=judge_reliability)
     for r, c in zip(rows, copies, strict=True):
         for name in names:
             r["metrics"][name] = c["metrics"].get(name)
@@ -362,6 +370,7 @@ class _Run:
         self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
         self.judge_down: tuple[str, str] | None = None
         self.info: dict[str, Any] = {"judge_model_calls": 0}
+        self.judge_reliability: Any = None
 
     def report(self, final: bool = False) -> Report:
         """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
@@ -409,7 +418,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
              progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
              unjudged: Iterable[str] = (), out: str | os.PathLike[str] | None = None,
              resume: bool = False, settings: Mapping[str, Any] | None = None,
-             save_every: int = 16) -> Report:
+             save_every: int = 16, judge_reliability: Any = None) -> Report:
     """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
 
     - ``pipeline``: anything with ``.answer(question)`` returning an object with
@@ -431,6 +440,11 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
       wrapped in one) for the judged metrics and the hallucination flag.
     - ``metrics``: see :func:`resolve_metrics`.
     - ``progress``: a tqdm bar over the questions.
+    - ``judge_reliability``: what is known of the judge's reliability, carried into
+      ``report.meta["judge_reliability"]``: a
+      :class:`~ragworkbook.judging.check.JudgeCheck` (or its JSON), or a list of
+      them; a judged metric without one is ``"unmeasured"``
+      (:func:`ragworkbook.judging.reliability.cards_for`).
 
     The rows are scored by :func:`score_rows`, ``save_every`` questions at a time.
 
@@ -497,6 +511,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         info["judge"] = f"{judge.generator.backend}:{judge.generator.model}"
     info.update(settings=config, resumed=len(previous))
     run = _Run(items, wanted, out_path, info)
+    run.judge_reliability = judge_reliability
     run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
     judged = [m for m in wanted if m.family == "judged"]
     from tqdm.auto import tqdm
@@ -582,7 +597,8 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
         if run.judge_down is not None:
             _judge_unavailable(run, rows, judged, forced)
         try:
-            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
+            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress,
+                              judge_reliability=run.judge_reliability)
         except (BackendUnavailable, ModelNotFound, ReplayMissError):
             # one request the judge could not make: judge row by row, so only those rows fail
             got = {}
@@ -590,14 +606,16 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
                 if run.judge_down is not None:
                     _judge_unavailable(run, [r], judged, forced)
                 try:
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False,
+                                      judge_reliability=run.judge_reliability)
                 except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
                     forced.setdefault(str(r["id"]), {}).update(
                         {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
                     if not isinstance(exc, ReplayMissError):
                         run.judge_down = (_reason(exc), f"the judge stopped at question {r['id']!r}: "
                                                         f"{_message(exc)}")
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False,
+                                      judge_reliability=run.judge_reliability)
                 run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
                 _merge_info(run.info, got)
             continue
@@ -618,5 +636,7 @@ def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
     for key, value in got.items():
         if key == "retrieval_depth":
             info[key] = max(info.get(key, 0), value)
+        elif key == "judge_reliability":
+            info[key] = {**info.get(key, {}), **value}
         else:
             info[key] = value

@@ -11,6 +11,14 @@ given to the generator with the gold chunk moved through every position
 decoding options stay the same, so any change in the answer is caused by the
 order alone.
 
+The **placement strategy** the textbook chapter recommends follows from that
+finding: put the highest-scored chunks at the start and the end of the context,
+the weakest in the middle (:func:`edges_order`; LangChain calls it "long-context
+reorder"). :func:`placement_experiment` measures it: the same top-``k``
+retrieved chunks for each question, given to the generator in retrieval order,
+edges-first order, and reversed, with the share of correct answers and where
+the chunk that states the answer ended up.
+
 Each answer is scored against the reference answer:
 
 - ``correct``: the answer states the reference's number(s) (via
@@ -29,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["OrderTrial", "place", "states_reference", "lost_in_the_middle", "position_summary"]
+__all__ = ["OrderTrial", "place", "states_reference", "lost_in_the_middle", "position_summary", "edges_order",
+           "PLACEMENTS", "PlacementTrial", "placement_experiment", "placement_summary"]
 
 
 @dataclass
@@ -127,3 +136,92 @@ def position_summary(trials: Sequence[OrderTrial]) -> pd.DataFrame:
     out = df.groupby("position").agg(correct=("correct", "mean"), token_f1=("token_f1", "mean"),
                                      n=("correct", "size"))
     return out
+
+
+# --- the placement strategy: best chunks at the edges ------------------------------------------
+def edges_order(ranked: Sequence[Any]) -> list[Any]:
+    """``ranked`` (best first) rearranged so the best items sit at both ends and the weakest in
+    the middle: ranks 1, 3, 5, ... from the front, then ..., 6, 4, 2 to the back.
+
+    ``edges_order([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]``: rank 1 first, rank 2 last.
+    """
+    items = list(ranked)
+    return items[0::2] + items[1::2][::-1]
+
+
+#: Placement strategies: name -> reorder function of the ranked chunks (best first).
+PLACEMENTS: dict[str, Any] = {
+    "retrieval order": list,
+    "edges (best at start and end)": edges_order,
+    "reversed (best last)": lambda ranked: list(ranked)[::-1],
+}
+
+
+@dataclass
+class PlacementTrial:
+    """One (question, placement) run: the chunk order given, where the relevant chunks landed
+    (1-based positions), the answer and its scores."""
+
+    question_id: str
+    placement: str
+    order: list[str]
+    relevant_positions: list[int]
+    answer: str
+    correct: bool
+    token_f1: float
+
+
+def placement_experiment(pipeline: Any, eval_set: Any, qrels: Mapping[str, Mapping[str, float]], *,
+                         retriever: Any = None, k: int = 5, placements: Sequence[str] | None = None,
+                         progress: bool = True) -> list[PlacementTrial]:
+    """The same top-``k`` retrieved chunks per question, in each placement of :data:`PLACEMENTS`
+    (or those named in ``placements``) -> one :class:`PlacementTrial` per question x placement.
+
+    Unlike :func:`lost_in_the_middle` nothing is planted: the chunks are what the
+    retriever returned, so a question whose top ``k`` holds no relevant chunk is
+    kept (every placement then lacks the answer alike).
+    """
+    from tqdm.auto import tqdm
+
+    from ragworkbook._validate import check_k
+    from ragworkbook.corpus.eval_set import as_items
+    from ragworkbook.metrics.generation import token_f1
+
+    k = check_k(k)
+    names = list(PLACEMENTS) if placements is None else list(placements)
+    unknown = [n for n in names if n not in PLACEMENTS]
+    if unknown:
+        raise ValueError(f"unknown placement {unknown[0]!r}; choose from: {', '.join(PLACEMENTS)}")
+    retriever = retriever if retriever is not None else getattr(pipeline, "retriever", None)
+    if retriever is None:
+        raise ValueError("pass retriever=... (the pipeline has no .retriever)")
+    trials: list[PlacementTrial] = []
+    for it in tqdm(as_items(eval_set), desc="placement", disable=not progress, leave=False):
+        rel = qrels.get(it.id, {})
+        hits = retriever.search(it.question, k=k)
+        for name in names:
+            order = PLACEMENTS[name](hits)
+            answer = _generate(pipeline, it.question, order)
+            trials.append(PlacementTrial(
+                it.id, name, [h.id for h in order],
+                [i for i, h in enumerate(order, start=1) if rel.get(h.id, 0) > 0], answer,
+                states_reference(answer, it.reference, it.keyword), token_f1(answer, it.reference)))
+    return trials
+
+
+def placement_summary(trials: Sequence[PlacementTrial]) -> pd.DataFrame:
+    """Per placement: share of correct answers, mean token F1, number of questions, and the mean
+    position of the best-placed relevant chunk (questions with one) -> DataFrame."""
+    import pandas as pd
+
+    rows = [{"placement": t.placement, "correct": float(t.correct), "token_f1": t.token_f1,
+             "first_relevant_position": (min(t.relevant_positions) if t.relevant_positions else None)}
+            for t in trials]
+    if not rows:
+        return pd.DataFrame(columns=["correct", "token_f1", "n", "first_relevant_position"])
+    df = pd.DataFrame(rows).astype({"first_relevant_position": "Float64"})
+    order = list(dict.fromkeys(r["placement"] for r in rows))
+    out = df.groupby("placement", sort=False).agg(
+        correct=("correct", "mean"), token_f1=("token_f1", "mean"), n=("correct", "size"),
+        first_relevant_position=("first_relevant_position", "mean"))
+    return out.loc[order]

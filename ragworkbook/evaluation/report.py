@@ -11,7 +11,11 @@ A :class:`Report` holds
 - ``aggregates``: per metric an :class:`~ragworkbook.outcomes.Aggregate` (mean
   with a bootstrap CI over the scored questions, failed and undefined
   counted), always computed from the rows;
-- ``meta``: how the run was made (backend, model, retriever, k, ...).
+- ``meta``: how the run was made (backend, model, retriever, k, ...), and for
+  the judged metrics ``judge_reliability``: metric -> the reliability card of its
+  judge (:mod:`ragworkbook.judging.reliability`; ``"unmeasured"`` unless a
+  ``judge-check`` result was given to ``evaluate``). :meth:`Report.reliability`
+  reads it; the targets view and the regression gate act on it.
 
 Values follow the package's vocabulary of outcomes (:mod:`ragworkbook.outcomes`):
 a failed or undefined value is ``None`` with its reason, counted, never a
@@ -90,6 +94,26 @@ class Report:
                 why = r.get("unscored", {}).get(metric) or {"outcome": FAILED, "reason": "missing"}
                 out[str(r["id"])] = Unscored.from_dict(dict(why), f"row {r['id']!r}")
         return out
+
+    def reliability(self, metric: str) -> dict[str, Any] | None:
+        """The reliability card of the judge behind ``metric`` (None for a metric no judge
+        scored; ``{"status": "unmeasured", ...}`` for a judged metric without a card)."""
+        self._check_metric(metric)
+        from ragworkbook.metrics.registry import parse_metric
+
+        try:
+            judged = parse_metric(metric).family == "judged"
+        except ValueError:
+            judged = False
+        if not judged:
+            return None
+        card = (self.meta.get("judge_reliability") or {}).get(metric)
+        if card is None:
+            from ragworkbook.judging.reliability import unmeasured
+
+            judge = str(self.meta.get("judge", ""))
+            card = unmeasured(judge, judge.split(":", 1)[-1])
+        return dict(card)
 
     def means(self) -> dict[str, float]:
         """``metric -> mean`` over the scored questions (NaN when none was scored)."""

@@ -33,6 +33,16 @@ Conventions:
   ``recip_rank``; ``hallucination_rate`` is the mean of ``hallucination``. The
   direction of a target is the registry's. Metrics with no target are left out
   of the result.
+- **A judged metric is rated only when its judge was measured and found
+  reliable** (:func:`ragworkbook.judging.reliability.trusted`): the report's
+  reliability card for it says the judge's Cohen's kappa against human labels
+  (from ``ragworkbook judge-check``) is at least ``min_kappa`` (default 0.6,
+  "substantial" agreement), on the same judge model. Otherwise the rating is
+  ``"not rated"`` and the ``note`` says why (unmeasured, measured on another
+  judge, or the kappa and the threshold). A 0.85 faithfulness from a judge that
+  agrees with people at chance level is not "acceptable": it is unknown. The
+  ``judge`` column shows the judge's measured agreement beside every judged
+  value.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Target", "TARGETS", "STRICT_TARGETS", "targets_table", "rate", "apply_targets"]
+__all__ = ["Target", "TARGETS", "STRICT_TARGETS", "NOT_RATED", "targets_table", "rate", "apply_targets"]
 
 
 @dataclass(frozen=True)
@@ -154,7 +164,10 @@ def _family(metric: str) -> tuple[str | None, int | None]:
 def rate(metric: str, value: float, domain: str = "general") -> str:
     """Rate one value: ``rate("recall@10", 0.72) == "acceptable"``.
 
-    Raises ValueError naming the metrics that have targets when ``metric`` has none.
+    This is the table's band for the number alone: it knows nothing of the judge
+    behind a judged value. Rate a report with :func:`apply_targets`, which refuses
+    to rate a judged metric whose judge was not measured reliable. Raises
+    ValueError naming the metrics that have targets when ``metric`` has none.
     """
     table = _table(domain)
     family, _ = _family(metric)
@@ -166,20 +179,40 @@ def rate(metric: str, value: float, domain: str = "general") -> str:
     return table[family].rate(value)
 
 
-def apply_targets(report_or_means: Any, domain: str = "general") -> pd.DataFrame:
+NOT_RATED = "not rated"
+
+
+def apply_targets(report_or_means: Any, domain: str = "general", *,
+                  reliability: Mapping[str, Mapping[str, Any]] | None = None,
+                  min_kappa: float | None = None) -> pd.DataFrame:
     """Rate a report's aggregate means against the targets table.
 
     ``report_or_means`` is a :class:`ragworkbook.evaluation.report.Report` (its aggregate
-    means are used) or a mapping ``metric name -> mean``. Returns a DataFrame
-    with one row per rated metric: ``metric, value, target, poor, acceptable,
-    good, rating, note``. Metrics without a target are skipped; if none has
-    one, the DataFrame is empty (with those columns).
+    means and its judges' reliability cards are used) or a mapping ``metric name ->
+    mean`` (with ``reliability``: metric -> card, else every judged metric is
+    unmeasured). Returns a DataFrame with one row per metric that has a target:
+    ``metric, value, target, poor, acceptable, good, rating, note, judge``. A judged
+    metric whose judge is unmeasured or below ``min_kappa`` (default
+    :data:`~ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`) gets the rating
+    ``"not rated"`` and the reason in ``note``; ``judge`` describes the judge's measured
+    agreement (empty for metrics no judge scored). If no metric has a target, the
+    DataFrame is empty (with those columns).
     """
     import pandas as pd
 
+    from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
+    from ragworkbook.judging.reliability import describe, trusted, unmeasured
+
     table = _table(domain)
+    min_kappa = RELIABILITY_MIN_KAPPA if min_kappa is None else float(min_kappa)
+    cards: dict[str, Any] = dict(reliability or {})
     if hasattr(report_or_means, "means"):
         means = report_or_means.means()
+        if hasattr(report_or_means, "reliability"):
+            for m in means:
+                card = report_or_means.reliability(m)
+                if card is not None:
+                    cards.setdefault(m, card)
     elif isinstance(report_or_means, Mapping):
         means = dict(report_or_means)
     else:
@@ -198,7 +231,26 @@ def apply_targets(report_or_means: Any, domain: str = "general") -> pd.DataFrame
             note = f"target is for @{t.k}; applied to {metric}"
         poor, acceptable, good = t.bands()
         value = float("nan") if value is None else float(value)
+        rating = t.rate(value)
+        judge = ""
+        if _is_judged(str(metric)):
+            card = cards.get(metric) or unmeasured()
+            card = {"metric": str(metric), **card}
+            judge = describe(card)
+            ok, why = trusted(card, min_kappa)
+            if not ok and rating != "n/a":
+                rating = NOT_RATED
+                note = "; ".join(x for x in (note, why) if x)
         rows.append({"metric": metric, "value": value, "target": t.label, "poor": poor,
-                     "acceptable": acceptable, "good": good, "rating": t.rate(value), "note": note})
-    cols = ["metric", "value", "target", "poor", "acceptable", "good", "rating", "note"]
+                     "acceptable": acceptable, "good": good, "rating": rating, "note": note, "judge": judge})
+    cols = ["metric", "value", "target", "poor", "acceptable", "good", "rating", "note", "judge"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def _is_judged(metric: str) -> bool:
+    from ragworkbook.metrics.registry import parse_metric
+
+    try:
+        return parse_metric(metric).family == "judged"
+    except ValueError:
+        return False

@@ -1,1 +1,2 @@
-"""The LLM judge and the judged metrics (RAGAS-style metrics, the RAG triad)."""
+"""The LLM judge, the judged metrics (RAGAS-style metrics, the RAG triad, the pairwise judge), and how the
+judge itself is measured (public human-labelled data, ``judge-check``, reliability cards)."""

@@ -248,10 +248,11 @@ async def aanswer_relevancy(sample: JudgeSample, judge: Judge, *, strictness: in
     """Answer relevancy: ``strictness`` questions generated back from the answer; score =
     mean cosine (local MiniLM) to the original question, 0 when the answer is noncommittal.
 
-    RAGAS (0.2 and later) zeroes the score only when *every* one of its ``strictness``
-    generations flags the answer noncommittal (``np.all``; RAGAS 0.1 used ``np.any``);
-    we ask once for ``strictness`` questions and one noncommittal flag, and with a
-    single flag both rules give the same result.
+    RAGAS zeroed the score when *any* of its ``strictness`` generations flagged the answer
+    noncommittal (``np.any``) until ragas PR #2327 (merged 2025-09-30, first released in
+    0.3.6) changed the rule to *every* generation (``np.all``); we ask once for
+    ``strictness`` questions and one noncommittal flag, and with a single flag both rules
+    give the same result.
 
     Model calls: 1 (RAGAS: ``strictness`` = 3 separate generations); 0 for an
     empty answer (scored 0.0, reason ``"empty_answer"``).

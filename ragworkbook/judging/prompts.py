@@ -20,6 +20,7 @@ __all__ = [
     "verdicts_schema",
     "verdict_schema",
     "questions_schema",
+    "pairwise_schema",
 ]
 
 #: Options for judge calls: deterministic (temperature 0, seed 0) with room for reasons.
@@ -78,6 +79,26 @@ PROMPTS: dict[str, str] = {
         "Question: {question}\nContext:\n{context}\n\nStatements:\n{statements}\n\n"
         "Reply in JSON with the key \"verdicts\": a list of exactly {n} objects with keys "
         "\"reason\" and \"verdict\", in the order of the statements."
+    ),
+    "pairwise_with_reference": (
+        "Compare two answers to the same question. The reference answer is correct: the "
+        "better answer states more of the reference's facts, states them correctly and adds "
+        "fewer wrong statements. Do not prefer an answer for being shown first or for being "
+        "longer. If neither is better, say tie.\n\n"
+        "Question: {question}\n\nReference answer: {reference}\n\n"
+        "Answer 1: {first}\n\nAnswer 2: {second}\n\n"
+        "Reply in JSON with the keys \"better\" (\"1\", \"2\" or \"tie\") and \"reason\" "
+        "(one short sentence)."
+    ),
+    "pairwise_with_context": (
+        "Compare two answers to the same question, using only the context below: the better "
+        "answer is the one whose statements the context supports and that answers the question "
+        "more fully. Do not prefer an answer for being shown first or for being longer. If "
+        "neither is better, say tie.\n\n"
+        "Question: {question}\n\nContext: {context}\n\n"
+        "Answer 1: {first}\n\nAnswer 2: {second}\n\n"
+        "Reply in JSON with the keys \"better\" (\"1\", \"2\" or \"tie\") and \"reason\" "
+        "(one short sentence)."
     ),
     "context_relevance": (
         "Decide whether the context below is relevant to the question: verdict 1 if it "
@@ -154,4 +175,20 @@ def questions_schema(n: int) -> dict[str, Any]:
             "noncommittal": _VERDICT,
         },
         "required": ["questions", "noncommittal"],
+    }
+
+
+def pairwise_schema(max_reason: int = 150) -> dict[str, Any]:
+    """Schema of a pairwise verdict: ``{"better": "1" | "2" | "tie", "reason": str}``.
+
+    The verdict comes first and the reason is capped at ``max_reason`` characters, so a
+    small model cannot spend its token budget on the reason and leave the JSON unfinished.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "better": {"type": "string", "enum": ["1", "2", "tie"]},
+            "reason": {"type": "string", "maxLength": max_reason},
+        },
+        "required": ["better", "reason"],
     }

@@ -65,22 +65,36 @@ class TriadResult:
         return {leg: getattr(self, leg).status for leg in LEGS}
 
     def diagnosis(self, threshold: float = 0.5) -> str:
-        """A one-line reading of the triad: which legs fall below ``threshold`` and what
-        that usually means (retrieval, hallucination, or an off-target answer)."""
+        """A one-line reading of what the judge said: which legs fall below ``threshold``, in the
+        judge's own verdicts (``the judge rated 1 of 3 chunks relevant``).
+
+        It reports the judge, not the facts: whether retrieval really brought back
+        off-topic chunks depends on how well this judge agrees with people
+        (``ragworkbook judge-check``), which the triad does not know."""
         notes = []
-        for leg, meaning in [
-            ("context_relevance", "retrieval brought back off-topic chunks"),
-            ("groundedness", "the answer says things the context does not support"),
-            ("answer_relevance", "the answer does not address the question"),
-        ]:
+        for leg in LEGS:
             r: JudgedResult = getattr(self, leg)
             if r.outcome == FAILED:
                 notes.append(f"{leg}: judgment failed")
             elif r.score is None:
                 notes.append(f"{leg}: undefined ({r.reason})")
             elif r.score < threshold:
-                notes.append(f"{leg} {r.score:.2f}: {meaning}")
-        return "all three legs pass" if not notes else "; ".join(notes)
+                notes.append(f"{leg} {r.score:.2f}: {_what_the_judge_said(leg, r)}")
+        return "the judge passes all three legs" if not notes else "; ".join(notes)
+
+
+def _what_the_judge_said(leg: str, r: JudgedResult) -> str:
+    verdicts = [it.get("verdict") for it in r.items if it.get("verdict") is not None]
+    if leg == "context_relevance":
+        return f"the judge rated {sum(verdicts)} of {len(verdicts)} chunks relevant to the question"
+    if leg == "groundedness":
+        if r.reason == "noncommittal" or not verdicts:
+            return "the judge found the answer unsupported by the context"
+        unsupported = len(verdicts) - sum(verdicts)
+        return f"the judge found {unsupported} of {len(verdicts)} claims unsupported by the context"
+    if r.reason == "noncommittal":
+        return "the judge called the answer noncommittal"
+    return "the questions the judge wrote back from the answer are far from the question"
 
 
 async def arag_triad(sample: JudgeSample, judge: Judge, *, claims: Sequence[str] | None = None,

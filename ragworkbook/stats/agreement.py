@@ -12,7 +12,15 @@ studies measure people: against a second rater (a human label set), with
 - :func:`pairwise_preference` - win / tie / loss counts and the win rate when two
   systems are compared item by item;
 - :func:`run_variance` - how much a score moves between repeated judge runs
-  (different seeds) on the same items.
+  (different seeds) on the same items;
+- :func:`kappa_standard_error` - the large-sample standard error of kappa (Fleiss,
+  Cohen & Everitt 1969) and its normal interval, as ``statsmodels``'s
+  ``cohens_kappa``; :func:`kappa_estimate` - kappa with a bootstrap interval;
+- :func:`pairwise_accuracy` - the RAGAS paper's agreement on pairs: the share of
+  pairs on which the item people preferred scores higher (ties count half);
+- :func:`binary_rates` - true-positive and true-negative rates of a judge against
+  binary labels; :func:`majority_baseline` - what always answering the most
+  common label achieves.
 
 Conventions (also stated per function): pairs where either label is ``None``
 (a failed or undefined judgment) are dropped and counted, never silently
@@ -24,8 +32,12 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ragworkbook.stats.resampling import Estimate
 
 __all__ = [
     "PairedLabels",
@@ -38,6 +50,14 @@ __all__ = [
     "pairwise_preference",
     "RunVariance",
     "run_variance",
+    "kappa_standard_error",
+    "kappa_estimate",
+    "PairwiseAccuracy",
+    "pairwise_accuracy",
+    "pairwise_accuracy_estimate",
+    "BinaryRates",
+    "binary_rates",
+    "majority_baseline",
 ]
 
 
@@ -296,3 +316,184 @@ def run_variance(runs: Sequence[Sequence[float | None]]) -> RunVariance:
         flip_rate=float(np.mean(flips)) if flips else 0.0,
         n_failed=n_failed,
     )
+
+
+# --- intervals for kappa -----------------------------------------------------------------------
+def kappa_standard_error(a: Sequence[Hashable | None], b: Sequence[Hashable | None],
+                         labels: Sequence[Hashable] | None = None,
+                         confidence: float = 0.95) -> tuple[float, float, float, float]:
+    """Unweighted kappa with its large-sample standard error and normal interval.
+
+    Returns ``(kappa, se, low, high)``. The variance is Fleiss, Cohen & Everitt's
+    (1969) for proportions ``p_ij`` of the confusion table with marginals ``r_i``,
+    ``c_j``, observed agreement ``p_o`` and chance agreement ``p_e``::
+
+        var = [ sum_i p_ii (1 - (r_i + c_i)(1 - k))^2
+              + (1 - k)^2 sum_{i != j} p_ij (c_i + r_j)^2
+              - (k - p_e (1 - k))^2 ] / ((1 - p_e)^2 n)
+
+    the formula ``statsmodels.stats.inter_rater.cohens_kappa`` uses (its ``std_kappa``,
+    ``kappa_low``, ``kappa_upp``). The interval is ``kappa -/+ z se`` (not clipped to
+    [-1, 1]). Undefined (NaN) when chance agreement is 1.
+    """
+    from scipy.stats import norm
+
+    m, _ = confusion_matrix(a, b, labels)
+    n = float(m.sum())
+    p = m / n
+    r, c = p.sum(axis=1), p.sum(axis=0)
+    p_o, p_e = float(np.trace(p)), float(r @ c)
+    nan = float("nan")
+    if p_e >= 1.0:
+        return nan, nan, nan, nan
+    k = (p_o - p_e) / (1 - p_e)
+    diag = np.diag(p)
+    term_a = float(np.sum(diag * (1 - (r + c) * (1 - k)) ** 2))
+    off = p.copy()
+    np.fill_diagonal(off, 0.0)
+    term_b = (1 - k) ** 2 * float(np.sum(off * (c[:, None] + r[None, :]) ** 2))
+    term_c = (k - p_e * (1 - k)) ** 2
+    var = max(0.0, (term_a + term_b - term_c) / ((1 - p_e) ** 2 * n))
+    se = math.sqrt(var)
+    z = float(norm.ppf(0.5 + confidence / 2))
+    return k, se, k - z * se, k + z * se
+
+
+def kappa_estimate(a: Sequence[Hashable | None], b: Sequence[Hashable | None],
+                   labels: Sequence[Hashable] | None = None, *, confidence: float = 0.95,
+                   n_resamples: int = 2000, seed: int = 0) -> Estimate:
+    """Cohen's kappa of two raters with a percentile bootstrap interval over the items.
+
+    Items where either label is None are dropped first (``n`` counts the rest).
+    ``labels`` fixes the label set (pass it: a resample may miss a label). A
+    resample on which both raters use one and the same single label has kappa 0/0
+    and is skipped (counted in ``n_skipped``), rather than taken as 1.0.
+    """
+    from ragworkbook.stats.resampling import bootstrap_statistic
+
+    p = paired_labels(a, b)
+    xa, xb = np.asarray(p.a, dtype=object), np.asarray(p.b, dtype=object)
+    labs = (list(labels) if labels is not None
+            else sorted(set(p.a) | set(p.b), key=lambda v: (str(type(v)), v)))
+
+    def stat(idx: np.ndarray) -> float | None:
+        sa, sb = xa[idx].tolist(), xb[idx].tolist()
+        if len(set(sa)) == 1 and set(sa) == set(sb):
+            return None
+        return cohen_kappa(sa, sb, labels=labs)
+
+    return bootstrap_statistic(stat, len(p.a), confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+# --- pairs: the RAGAS paper's agreement -----------------------------------------------------------
+@dataclass(frozen=True)
+class PairwiseAccuracy:
+    """Agreement of a metric with people's preference on pairs (good item vs bad item).
+
+    ``accuracy = (wins + ties * tie_value) / n`` where a *win* is a pair whose preferred
+    item scored higher, a *loss* one where it scored lower, a *tie* equal scores;
+    ``tie_value`` is 0.5 by default (a tie is a coin flip: a metric that gives every
+    item the same score gets 0.5, the chance level), 0 with ``ties="loss"``.
+    ``n_dropped`` pairs had no score for one of the items (failed or undefined).
+    """
+
+    accuracy: float
+    wins: int
+    ties: int
+    losses: int
+    n: int
+    tie_value: float
+    n_dropped: int = 0
+
+
+_TIE_VALUES = {"half": 0.5, "loss": 0.0}
+
+
+def pairwise_accuracy(good: Sequence[float | None], bad: Sequence[float | None], *,
+                      ties: str = "half") -> PairwiseAccuracy:
+    """The share of pairs on which the item people preferred (``good[i]``) scores higher than
+    the other (``bad[i]``): the agreement the RAGAS paper reports on WikiEval.
+
+    ``ties="half"`` (default) counts a tie as half a pair, ``"loss"`` as a disagreement.
+    Pairs with a None score are dropped and counted. No pair left: ValueError.
+    """
+    if ties not in _TIE_VALUES:
+        raise ValueError(f"ties must be 'half' or 'loss', got {ties!r}")
+    p = paired_labels(good, bad)
+    if not p.a:
+        raise ValueError("no pair has a score for both items: a pairwise accuracy is undefined")
+    g, b = np.asarray(p.a, dtype=float), np.asarray(p.b, dtype=float)
+    wins, losses = int((g > b).sum()), int((g < b).sum())
+    n = len(g)
+    tv = _TIE_VALUES[ties]
+    t = n - wins - losses
+    return PairwiseAccuracy((wins + tv * t) / n, wins, t, losses, n, tv, p.n_dropped)
+
+
+def pairwise_accuracy_estimate(good: Sequence[float | None], bad: Sequence[float | None], *,
+                               ties: str = "half", confidence: float = 0.95, n_resamples: int = 2000,
+                               seed: int = 0) -> Estimate:
+    """:func:`pairwise_accuracy` with a percentile bootstrap interval over the pairs."""
+    from ragworkbook.stats.resampling import bootstrap_statistic
+
+    pa = pairwise_accuracy(good, bad, ties=ties)
+    p = paired_labels(good, bad)
+    g, b = np.asarray(p.a, dtype=float), np.asarray(p.b, dtype=float)
+    credit = np.where(g > b, 1.0, np.where(g < b, 0.0, pa.tie_value))
+    est = bootstrap_statistic(lambda idx: float(credit[idx].mean()), len(credit), confidence=confidence,
+                              n_resamples=n_resamples, seed=seed)
+    assert abs(est.value - pa.accuracy) < 1e-12
+    return est
+
+
+# --- binary labels ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BinaryRates:
+    """A judge's verdicts against binary labels (1 = positive).
+
+    ``tpr`` = judged 1 among labelled 1 (sensitivity), ``tnr`` = judged 0 among
+    labelled 0 (specificity); None when a class has no item. ``n_dropped`` items had
+    no verdict.
+    """
+
+    tp: int
+    fn: int
+    tn: int
+    fp: int
+    tpr: float | None
+    tnr: float | None
+    n_dropped: int = 0
+
+
+def _binary(x: Hashable) -> int:
+    if isinstance(x, bool) or x in (0, 1):
+        return int(x)  # type: ignore[arg-type]
+    raise ValueError(f"binary labels must be 0/1 or bools, got {x!r}")
+
+
+def binary_rates(labels: Sequence[int | bool | None], verdicts: Sequence[int | bool | None]) -> BinaryRates:
+    """True-positive and true-negative rates of ``verdicts`` against ``labels`` (None dropped)."""
+    p = _pairs(labels, verdicts)
+    y = [_binary(v) for v in p.a]
+    v = [_binary(x) for x in p.b]
+    tp = sum(1 for a, b in zip(y, v, strict=True) if a == 1 and b == 1)
+    fn = sum(1 for a, b in zip(y, v, strict=True) if a == 1 and b == 0)
+    tn = sum(1 for a, b in zip(y, v, strict=True) if a == 0 and b == 0)
+    fp = sum(1 for a, b in zip(y, v, strict=True) if a == 0 and b == 1)
+    return BinaryRates(tp, fn, tn, fp, tp / (tp + fn) if tp + fn else None,
+                       tn / (tn + fp) if tn + fp else None, p.n_dropped)
+
+
+def majority_baseline(labels: Sequence[Hashable | None]) -> tuple[Hashable, float]:
+    """The most common label and the agreement a rater reaches by always giving it.
+
+    Ties between labels go to the first in sorted order. Its kappa is 0 by construction.
+    """
+    kept = [x for x in labels if x is not None]
+    if not kept:
+        raise ValueError("no label given: the majority baseline is undefined")
+    counts: dict[Hashable, int] = {}
+    for x in kept:
+        counts[x] = counts.get(x, 0) + 1
+    best = max(sorted(counts, key=lambda v: (str(type(v)), v)), key=lambda v: counts[v])
+    return best, counts[best] / len(kept)

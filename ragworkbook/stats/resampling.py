@@ -6,6 +6,9 @@ another 8 questions of the same kind; these functions say how easily.
 - :func:`bootstrap_ci` — percentile bootstrap CI of a mean (vectorised numpy,
   seeded, reproducible across runs). Agrees with
   ``scipy.stats.bootstrap(method="percentile")`` up to resampling noise.
+- :func:`bootstrap_statistic` — percentile bootstrap CI of any statistic of
+  paired items (kappa, a pairwise accuracy, a flip rate), resampling the items;
+  resamples on which the statistic is undefined are skipped and counted.
 - :func:`paired_test` — two systems scored on the same questions: the
   two-sided sign-flip randomisation test on the per-question differences
   (exact enumeration of all ``2**n`` sign patterns when that is at most
@@ -24,12 +27,14 @@ another 8 questions of the same kind; these functions say how easily.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "PairedTestResult", "bootstrap_ci", "paired_test", "bootstrap_means"]
+__all__ = ["ConfidenceInterval", "Estimate", "PairedTestResult", "bootstrap_ci", "bootstrap_statistic",
+           "paired_test", "bootstrap_means"]
 
 _TOL = 1e-12  # relative tolerance when comparing resampled statistics with the observed one
 _BATCH = 2_000_000  # max resample cells held in memory at once
@@ -51,6 +56,37 @@ class ConfidenceInterval:
     def as_tuple(self) -> tuple[float, float, float]:
         """``(mean, low, high)``."""
         return (self.mean, self.low, self.high)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic with its percentile bootstrap interval.
+
+    ``value`` is the statistic on all ``n`` items; ``low``/``high`` the interval;
+    ``n_skipped`` counts the resamples on which the statistic was undefined (left out).
+    ``value`` is NaN (and the interval too) when the statistic is undefined on the data.
+    """
+
+    value: float
+    low: float
+    high: float
+    n: int
+    confidence: float = 0.95
+    n_resamples: int = 0
+    n_skipped: int = 0
+
+    def __str__(self) -> str:
+        if math.isnan(self.value):
+            return "n/a"
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value", "low", "high", "n", "confidence"}`` (NaN as None), for JSON."""
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {"value": num(self.value), "low": num(self.low), "high": num(self.high), "n": self.n,
+                "confidence": self.confidence}
 
 
 @dataclass(frozen=True)
@@ -137,6 +173,39 @@ def bootstrap_ci(
     return ConfidenceInterval(
         mean=float(arr.mean()), low=float(low), high=float(high), n=int(arr.size), confidence=confidence
     )
+
+
+def bootstrap_statistic(statistic: Callable[[np.ndarray], float | None], n: int, *,
+                        confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> Estimate:
+    """Percentile bootstrap interval of ``statistic`` over ``n`` items.
+
+    ``statistic(idx)`` computes the statistic on the items at the integer positions
+    ``idx`` (with repeats); it returns None (or NaN) when the statistic is undefined
+    on that sample, and such resamples are skipped and counted (``n_skipped``).
+    Resample indices come from ``numpy.random.default_rng(seed).integers(0, n, n)``,
+    one resample after the other, so the result depends only on the data,
+    ``n_resamples`` and ``seed``. With ``n == 0`` or an undefined statistic on the
+    full sample, every number is NaN.
+    """
+    _check_common(confidence, n_resamples)
+    nan = float("nan")
+    full = statistic(np.arange(n)) if n else None
+    if full is None or math.isnan(float(full)):
+        return Estimate(nan, nan, nan, n, confidence, 0, 0)
+    rng = np.random.default_rng(seed)
+    values = []
+    skipped = 0
+    for _ in range(n_resamples):
+        v = statistic(rng.integers(0, n, size=n))
+        if v is None or math.isnan(float(v)):
+            skipped += 1
+        else:
+            values.append(float(v))
+    if not values:
+        return Estimate(float(full), nan, nan, n, confidence, n_resamples, skipped)
+    alpha = 1.0 - confidence
+    low, high = np.quantile(np.asarray(values), [alpha / 2, 1 - alpha / 2])
+    return Estimate(float(full), float(low), float(high), n, confidence, n_resamples, skipped)
 
 
 def _sign_patterns(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:

@@ -49,7 +49,7 @@ def test_triad_diagnosis_and_failures(monkeypatch):
                       sample_id="off")
     t = rag_triad(off, Judge(RuleJudge()))
     assert t.context_relevance.score == 0.0 and t.groundedness.score == 1.0
-    assert "context_relevance 0.00: retrieval brought back off-topic chunks" in t.diagnosis()
+    assert "context_relevance 0.00: the judge rated 0 of 1 chunks relevant to the question" in t.diagnosis()
     bad = rag_triad(CARBON, Judge(GarbageJudge()))
     assert set(bad.statuses.values()) == {"failed"} and len(bad.statuses) == 3
     assert "context_relevance: judgment failed" in bad.diagnosis()

@@ -12,7 +12,7 @@ def _run_and_labels() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     from ragworkbook.paths import data_path
 
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))["answers"]
-    path = data_path("human_labels", "naive_rag_embedded_labels.json")
+    path = data_path("author_labels", "naive_rag_embedded_labels.json")
     labels = json.loads(path.read_text(encoding="utf-8"))
     return run, {lab["id"]: lab for lab in labels["labels"]}
 
@@ -33,7 +33,7 @@ def _found_but_wrong() -> list[str]:
 
 @exercise("07.1", "The answer was in the context, and the model still missed it",
           "Using the answers above and the 'correct' labels written by the project's authors "
-          "(data/human_labels/naive_rag_embedded_labels.json), list the questions whose keyword was in "
+          "(data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword was in "
           "the top-3 chunks but whose answer is labelled incorrect. Predict how many before you count.")
 def _check_found_wrong(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _found_but_wrong(), what="the question ids")

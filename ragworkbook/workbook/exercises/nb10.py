@@ -85,7 +85,7 @@ def _solve_contra() -> Solution:
     n, total, where = _contradictions()
     import json
 
-    path = data_path("human_labels", "naive_rag_embedded_labels.json")
+    path = data_path("author_labels", "naive_rag_embedded_labels.json")
     faithful = {lab["id"]: lab["faithful"] for lab in json.loads(path.read_text(encoding="utf-8"))["labels"]}
     kind = {1: "faithful", 0: "unfaithful"}
     on = ", ".join(f"{sid} ({kind[faithful[sid]]} for the authors)" for sid in where)

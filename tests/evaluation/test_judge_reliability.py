@@ -1,0 +1,127 @@
+"""Reliability travels with judged scores: the targets view never rates an unmeasured or unreliable judge,
+and the regression gate refuses to gate on one unless told to trust it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from fakes.judges import RuleJudge
+
+from ragworkbook.cli import format_summary, main
+from ragworkbook.corpus.eval_set import eval_set_from_records
+from ragworkbook.evaluation.compare import compare_reports
+from ragworkbook.evaluation.evaluate import evaluate
+from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.targets import NOT_RATED, apply_targets
+
+EVAL = eval_set_from_records([
+    {"id": f"q{i}", "question": f"Which optimizer did run {i} use?", "keyword": "Adam",
+     "reference": "The optimizer was Adam."} for i in range(1, 5)])
+CONTEXT = ["The optimizer was Adam with beta2 0.98.", "Training used eight P100 GPUs."]
+
+
+@dataclass
+class _Answer:
+    answer: str
+    contexts: list
+
+
+class Pipeline:
+    def __init__(self, answer: str):
+        self.text = answer
+
+    def answer(self, question):
+        return _Answer(self.text, CONTEXT)
+
+
+def _card(kappa: float, model: str = "rule-judge") -> dict:
+    return {"status": "measured", "judge": f"fake:{model}", "model": model, "metric": "faithfulness",
+            "dataset": "wikieval-faithfulness", "n": 50,
+            "kappa": {"value": kappa, "low": kappa - 0.1, "high": kappa + 0.1, "n": 100, "confidence": 0.95}}
+
+
+def _report(card=None, answer="The optimizer was Adam.", name="a"):
+    return evaluate(Pipeline(answer), EVAL, judge=RuleJudge(),
+                    metrics=["faithfulness", "hallucination", "bleu"], progress=False, name=name,
+                    judge_reliability=card)
+
+
+def test_an_unmeasured_judge_is_never_rated_acceptable_or_good():
+    rep = _report()
+    assert rep.aggregates["faithfulness"].mean == 1.0  # a perfect-looking score ...
+    assert rep.reliability("faithfulness")["status"] == "unmeasured"
+    assert rep.reliability("hallucination")["status"] == "unmeasured"
+    assert rep.reliability("bleu") is None
+    for domain in ("general", "strict"):
+        t = apply_targets(rep, domain)
+        assert list(t["metric"]) == ["faithfulness", "hallucination"]
+        assert set(t["rating"]) == {NOT_RATED}  # ... is not "good": its judge was never checked
+        assert not set(t["rating"]) & {"acceptable", "good", "poor"}
+        assert all("judge reliability unmeasured" in n for n in t["note"])
+        assert "judge-check --dataset wikieval-faithfulness" in t["note"][0]
+        assert list(t["judge"]) == ["unmeasured", "unmeasured"]
+    summary = format_summary(rep)
+    assert "acceptable" not in summary and "good" not in summary and NOT_RATED in summary
+    # a mapping of means without reliability is treated the same way
+    assert apply_targets({"faithfulness": 0.95, "recall@10": 0.9})["rating"].tolist() == [NOT_RATED, "good"]
+
+
+def test_a_judge_below_the_agreement_threshold_is_not_rated_and_says_why():
+    t = apply_targets(_report(_card(0.3)))
+    assert set(t["rating"]) == {NOT_RATED}
+    assert "Cohen's kappa 0.30 on wikieval-faithfulness (n = 50) is below 0.60" in t["note"][0]
+    assert t["judge"][0] == "kappa 0.30 [0.20, 0.40] (wikieval-faithfulness, n = 50)"
+    # the threshold is stated and can be moved
+    assert apply_targets(_report(_card(0.3)), min_kappa=0.25)["rating"].tolist() == ["good", "good"]
+
+
+def test_a_measured_reliable_judge_is_rated():
+    rep = _report(_card(0.8))
+    t = apply_targets(rep)
+    assert t["rating"].tolist() == ["good", "good"] and t["note"].tolist() == ["", ""]
+    assert rep.reliability("hallucination")["dataset"] == "wikieval-faithfulness"  # same judgments
+
+
+def test_a_card_from_another_judge_does_not_count():
+    rep = _report(_card(0.9, model="qwen3:4b"))
+    assert rep.reliability("faithfulness")["status"] == "other_judge"
+    t = apply_targets(rep)
+    assert set(t["rating"]) == {NOT_RATED} and "measured on another judge" in t["note"][0]
+
+
+def test_the_card_survives_save_and_load(tmp_path):
+    rep = _report(_card(0.8))
+    back = Report.load(rep.save(tmp_path / "r.json"))
+    assert back.reliability("faithfulness") == rep.reliability("faithfulness")
+
+
+def test_the_gate_refuses_an_unmeasured_judge_unless_trusted(tmp_path):
+    a, b = _report(name="a"), _report(answer="The optimizer was SGD.", name="b")
+    cmp = compare_reports(a, b)
+    gate = cmp.gate(["faithfulness"])
+    assert not gate.passed and list(gate.untrusted) == ["faithfulness"]
+    assert "in A and B: judge reliability unmeasured" in gate.untrusted["faithfulness"]
+    assert "--trust-judge" in gate.untrusted["faithfulness"]
+    assert cmp.gate(["bleu"]).untrusted == {}  # not judged: nothing to trust
+    trusted = cmp.gate(["faithfulness"], trust_judge=True)
+    assert trusted.untrusted == {} and trusted.worse == []  # 4 questions: no significant change
+    measured = compare_reports(_report(_card(0.8)), _report(_card(0.8), answer="The optimizer was SGD."))
+    assert measured.gate(["faithfulness"]).passed
+
+
+def test_compare_command_exits_non_zero_on_an_untrusted_judge(tmp_path, capsys):
+    pa = _report(name="a").save(tmp_path / "a.json")
+    pb = _report(answer="The optimizer was SGD.", name="b").save(tmp_path / "b.json")
+    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination"]) == 1
+    err = capsys.readouterr().err
+    assert "GATE FAILED: hallucination is judged by an LLM whose reliability is not established" in err
+    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination", "--trust-judge"]) == 0
+    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "bleu"]) == 0
+
+
+def test_bad_reliability_input():
+    with pytest.raises(TypeError, match="a JudgeCheck or its JSON"):
+        _report(card=0.8)
+    with pytest.raises(ValueError, match="needs 'metric' and 'dataset'"):
+        _report(card={"kappa": 0.8})

@@ -1,0 +1,64 @@
+"""judge-check replays the embedded judge's recorded runs byte for byte (no model needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragworkbook.cli import main
+
+
+@pytest.fixture(autouse=True)
+def replay_only(monkeypatch):
+    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _run(capsys, *argv):
+    status = main(["judge-check", *argv, "--no-progress"])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("dataset", [
+    "wikieval-faithfulness",
+    pytest.param("wikieval-answer-relevance", marks=pytest.mark.model),  # answer relevancy embeds with MiniLM
+    "wikieval-context-relevance",
+    "ragchecker",
+])
+def test_replayed_judge_check_prints_the_same_bytes_twice(capsys, dataset):
+    first = _run(capsys, "--dataset", dataset, "--json")
+    second = _run(capsys, "--dataset", dataset, "--json")
+    assert first[0] == 0 and first == second
+    doc = json.loads(first[1])
+    assert doc["dataset"] == dataset and doc["n"] > 0 and doc["judge"].startswith("embedded:SmolLM2")
+    assert {"failures", "kappa", "pairwise_accuracy", "parse_failure_rate", "self_consistency"} <= set(doc)
+    assert {"value", "low", "high"} <= set(doc["kappa"])
+    text = _run(capsys, "--dataset", dataset)
+    assert text[0] == 0 and text == _run(capsys, "--dataset", dataset)
+    assert "(replayed; judge live with --backend embedded" in text[1]
+
+
+def test_every_recorded_pair_replays():
+    from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.llm.replay import ReplayGenerator
+
+    ff = judge_check("ff", Judge(ReplayGenerator(recording_path("ff"))),
+                     limit=RECORDED_PAIRS["wikieval-faithfulness"])
+    assert ff.n == 30 and ff.stats["self_consistency"]["pairs"] == 3
+    rc = judge_check("ragchecker", Judge(ReplayGenerator(recording_path("ragchecker"))),
+                     limit=RECORDED_PAIRS["ragchecker"])
+    assert rc.n == 24 and rc.stats["position_bias"]["decisive"] > 0
+
+
+def test_asking_for_more_than_was_recorded_says_how_to_record(capsys):
+    status, _, err = _run(capsys, "--dataset", "ragchecker", "--limit", "25", "--repeats", "0")
+    assert status == 1 and "strict replay: no recorded answer" in err and "RAGWORKBOOK_RECORD=1" in err
+
+
+def test_bad_dataset_and_limit(capsys):
+    assert _run(capsys, "--dataset", "nope")[0] == 2
+    status, _, err = _run(capsys, "--dataset", "ff", "--limit", "-3")
+    assert status == 2 and "--limit must be >= 0" in err
