@@ -40,9 +40,19 @@ PY="$VENV/bin/python"
 LOG="$VENV/setup.log"
 : >>"$LOG"
 
-# The most telling recent line of a step's log: a compile percentage, else what pip is doing.
+# The most telling recent line of a step's log: how far a compile is (Ninja's "[12/140] ..." or
+# make's "[ 43%] Building C object ..."), else what pip is doing.
 progress_of() {
-  local log=$1 line
+  local log=$1 line n m what
+  line=$(grep -aE '^ *\[[0-9]+/[0-9]+\] ' "$log" 2>/dev/null | tail -n 1 || true)
+  if [ -n "$line" ]; then
+    n=$(printf '%s' "$line" | sed -E 's#^ *\[([0-9]+)/([0-9]+)\].*#\1#')
+    m=$(printf '%s' "$line" | sed -E 's#^ *\[([0-9]+)/([0-9]+)\].*#\2#')
+    what=$(printf '%s' "$line" | grep -oE ' -(c|o) [^ ]+' | tail -n 1 | sed -E 's#^ -[co] (.*/)?##')
+    printf 'compiling llama.cpp %d%% (step %s of %s%s)' $((n * 100 / (m > 0 ? m : 1))) "$n" "$m" \
+      "${what:+, $what}"
+    return
+  fi
   line=$(grep -aoE '\[ *[0-9]+%\] [A-Za-z]+ [A-Za-z+]+ object [^ ]+' "$log" 2>/dev/null | tail -n 1 || true)
   if [ -n "$line" ]; then
     printf 'compiling llama.cpp %s' "$(printf '%s' "$line" | sed -E 's#\[ *([0-9]+%)\].* object (.*/)?([^/]+)\.o$#\1 (\3)#')"
@@ -50,7 +60,7 @@ progress_of() {
   fi
   line=$(grep -aE '^(Collecting|Downloading|Building wheel|Installing collected|  Building|Successfully)' \
     "$log" 2>/dev/null | tail -n 1 || true)
-  printf '%s' "${line:-working}" | cut -c1-100
+  printf '%s' "${line:-working}" | sed -E 's/^ +//' | cut -c1-100
 }
 
 # run_step LABEL CMD...: run CMD with its output in a step log, a progress line every 15 s,
@@ -66,7 +76,7 @@ run_step() {
     sleep 1
     i=$((i + 1))
     if [ $((i % 15)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
-      say "  ... $label: $(progress_of "$step_log")"
+      say "  ... ${label%% (*}: $(progress_of "$step_log")"
     fi
   done
   wait "$pid" || status=$?
@@ -109,7 +119,7 @@ if ! importable torch; then
   else
     run_step "installing $TORCH_SPEC" pipi "$TORCH_SPEC"
   fi
-  cuda=$("$PY" -c "import torch; print(torch.version.cuda or '')")
+  cuda=$("$PY" -c "import torch; print(torch.version.cuda or '')" 2>/dev/null)
   if [ -n "$cuda" ] && ! has_nvidia; then
     say "note: the torch installed is a CUDA $cuda build on a machine without an NVIDIA GPU (it runs on the CPU,"
     say "but is several GB); set TORCH_INDEX_URL=$CPU_INDEX to get the CPU build next time."
