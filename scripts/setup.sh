@@ -120,6 +120,8 @@ if ! importable torch; then
     run_step "installing $TORCH_SPEC" pipi "$TORCH_SPEC"
   fi
   cuda=$("$PY" -c "import torch; print(torch.version.cuda or '')" 2>/dev/null)
+  kind="CPU build"; [ -z "$cuda" ] || kind="CUDA $cuda build"
+  say "  torch $("$PY" -c "import torch; print(torch.__version__)" 2>/dev/null) installed ($kind)"
   if [ -n "$cuda" ] && ! has_nvidia; then
     say "note: the torch installed is a CUDA $cuda build on a machine without an NVIDIA GPU (it runs on the CPU,"
     say "but is several GB); set TORCH_INDEX_URL=$CPU_INDEX to get the CPU build next time."
