@@ -388,10 +388,11 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
 
     With no backend chosen (neither ``--backend`` nor ``$RAGWORKBOOK_BACKEND``) the judge
     is a strict replay of the embedded model's recorded run on that data set, so the
-    command prints the same bytes on every run; ``--backend embedded`` (or ``ollama``)
-    judges live.
+    command prints the same bytes on every run, over every pair recorded
+    (``RECORDED_PAIRS``) unless ``--limit`` says otherwise; ``--backend embedded`` (or
+    ``ollama``) judges live, over the data set's default number of pairs (a few minutes).
     """
-    from ragworkbook.judging.check import judge_check, recording_path, resolve_dataset
+    from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path, resolve_dataset
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm import get_generator
 
@@ -401,7 +402,10 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     recording = args.recording or recording_path(spec.name)
     generator = get_generator(backend=args.backend, model=args.model, recording=recording,
                               announce=not args.json)
-    result = judge_check(spec.name, Judge(generator), limit="default" if args.limit is None else args.limit,
+    limit: int | str = "default" if args.limit is None else args.limit
+    if args.limit is None and args.recording is None and generator.backend == "replay":
+        limit = RECORDED_PAIRS[spec.name]  # the bundled recording: every pair it holds
+    result = judge_check(spec.name, Judge(generator), limit=limit,
                          threshold=args.threshold, aspect=args.aspect, repeats=args.repeats,
                          temperature=args.temperature, progress=not (args.no_progress or args.json))
     if args.json:
@@ -626,8 +630,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recording", default=None,
                    help="replay/record file (default: data/recordings/judge_check_<dataset>.json)")
     p.add_argument("--limit", type=int, default=None,
-                   help="pairs to judge (default: the data set's, a few minutes live on the embedded model: "
-                   "ff 8, ar 20, cr 20, ragchecker 10; 0 = every pair)")
+                   help="pairs to judge (default live: the data set's, a few minutes on the embedded model: "
+                   "ff 8, ar 20, cr 20, ragchecker 10; default replaying the bundled recording: every pair "
+                   "it holds, ff 30, ar 50, cr 30, ragchecker 24; 0 = every pair of the data set)")
     p.add_argument("--threshold", type=float, default=None,
                    help="WikiEval: score at or above which an item is judged good "
                    "(default ff 1.0, ar/cr 0.5)")

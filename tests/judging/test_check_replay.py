@@ -32,7 +32,11 @@ def test_replayed_judge_check_prints_the_same_bytes_twice(capsys, dataset):
     second = _run(capsys, "--dataset", dataset, "--json")
     assert first[0] == 0 and first == second
     doc = json.loads(first[1])
-    assert doc["dataset"] == dataset and doc["n"] > 0 and doc["judge"].startswith("embedded:SmolLM2")
+    from ragworkbook.judging.check import RECORDED_PAIRS
+
+    # without --limit the bundled recording replays every pair it holds
+    assert doc["dataset"] == dataset and doc["n"] == RECORDED_PAIRS[dataset]
+    assert doc["judge"].startswith("embedded:SmolLM2")
     assert {"failures", "kappa", "pairwise_accuracy", "parse_failure_rate", "self_consistency"} <= set(doc)
     assert {"value", "low", "high"} <= set(doc["kappa"])
     text = _run(capsys, "--dataset", dataset)
