@@ -83,15 +83,12 @@ class Comparison:
         return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
     def _row(self, metric: str) -> Any:
-        if metric in self.table.index:
-            return self.table.loc[metric]
-        from ragworkbook.metrics.registry import parse_metric
+        from ragworkbook.metrics.registry import find_metric
 
-        key = parse_metric(metric).key
-        for name in self.table.index:
-            if parse_metric(name).key == key:
-                return self.table.loc[name]
-        raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
+        name = find_metric(metric, self.table.index)
+        if name is None:
+            raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
+        return self.table.loc[name]
 
     def worse(self, metric: str) -> bool:
         """True when b is significantly worse than a on ``metric``."""
@@ -159,14 +156,11 @@ def _check_same_questions(a: Report, b: Report) -> None:
 
 def _match(report: Report, metric: str, which: str, common: list[str]) -> str:
     """The report's own name for ``metric`` (the same metric may be spelled differently)."""
-    if metric in report.metrics:
-        return metric
-    from ragworkbook.metrics.registry import parse_metric
+    from ragworkbook.metrics.registry import find_metric
 
-    key = parse_metric(metric).key
-    for name in report.metrics:
-        if parse_metric(name).key == key:
-            return name
+    name = find_metric(metric, report.metrics)
+    if name is not None:
+        return name
     raise ValueError(f"unknown metric {metric!r} (not in report {which}); metrics in both: "
                      f"{', '.join(common) or 'none'}")
 

@@ -70,14 +70,11 @@ def _check_steps(steps: Sequence[Step]) -> None:
 
 def _name_in(report: Report, metric: str) -> str:
     """The report's own spelling of ``metric`` (matched by metric and cutoff, like the comparison)."""
-    if metric in report.metrics:
-        return metric
-    from ragworkbook.metrics.registry import parse_metric
+    from ragworkbook.metrics.registry import find_metric
 
-    key = parse_metric(metric).key
-    for name in report.metrics:
-        if parse_metric(name).key == key:
-            return name
+    name = find_metric(metric, report.metrics)
+    if name is not None:
+        return name
     raise ValueError(f"metric {metric!r} is not in report {report.meta.get('name') or ''!r} "
                      f"(it has: {', '.join(report.metrics)})")
 

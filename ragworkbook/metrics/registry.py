@@ -44,6 +44,7 @@ __all__ = [
     "specs",
     "parse_metric",
     "parse_metrics",
+    "find_metric",
     "known_names",
 ]
 
@@ -354,3 +355,14 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | No
     if not out:
         raise ValueError("no metric given: pass names like 'ndcg@10', 'mrr', 'recall@10'")
     return out
+
+
+def find_metric(metric: str, names: Iterable[str]) -> str | None:
+    """The entry of ``names`` that denotes the same metric as ``metric``: the same spelling,
+    else the same metric and cutoff under another spelling (``ndcg_cut_3`` finds ``ndcg@3``);
+    None when there is none. ``metric`` must be a known name (ValueError otherwise)."""
+    names = list(names)
+    if metric in names:
+        return metric
+    key = parse_metric(metric).key
+    return next((n for n in names if parse_metric(n).key == key), None)

@@ -101,3 +101,16 @@ def test_every_metric_has_exactly_one_implementation():
     assert set(METRICS) | set(DERIVED) == {s.name for s in specs("judged")}
     for name, (source, _) in DERIVED.items():
         assert REGISTRY[name].derived_from == source
+
+
+def test_find_metric_matches_the_spelling_then_the_metric_and_cutoff():
+    from ragworkbook.metrics.registry import find_metric
+
+    names = ["recall@3", "ndcg@3", "token_f1"]
+    assert find_metric("ndcg@3", names) == "ndcg@3"
+    assert find_metric("ndcg_cut_3", names) == "ndcg@3"          # trec_eval's spelling
+    assert find_metric("f1", names) == "token_f1"                 # an alias
+    assert find_metric("ndcg@5", names) is None                   # another cutoff is another metric
+    assert find_metric("mrr", names) is None
+    with pytest.raises(ValueError, match="unknown metric"):
+        find_metric("nope", names)
