@@ -43,20 +43,16 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from fakes.judges import RuleJudge, first_prompt
+from fakes.ollama_server import ServerThread, now
 
 FAKE_MODEL = "fake:1b"
 FAULTS = ("500", "invalid_json", "bad_shape", "schema", "drop", "cut", "slow", "unknown_model")
 MAX_BODY = 10_000_000
 _CONTEXT = re.compile(r"^\[1\] (.+?)(?:\.|\n|$)", flags=re.M)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def plain_answer(messages: list[dict[str, str]]) -> str:
@@ -176,7 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
             text = RuleJudge()._chat_once(messages, body.get("options") or {}, schema)
         else:
             text = plain_answer(messages)
-        reply = {"model": model, "created_at": _now(), "message": {"role": "assistant", "content": text},
+        reply = {"model": model, "created_at": now(), "message": {"role": "assistant", "content": text},
                  "done": True, "done_reason": "stop"}
         if not body.get("stream", True):
             if fault == "cut":
@@ -196,7 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._start_stream()
         half = max(1, len(text) // 2)
-        first = {"model": model, "created_at": _now(),
+        first = {"model": model, "created_at": now(),
                  "message": {"role": "assistant", "content": text[:half]}, "done": False}
         self._chunk((json.dumps(first) + "\n").encode())
         if fault == "drop":  # no terminating chunk: the peer closes mid-body
@@ -246,22 +242,13 @@ class _Server(ThreadingHTTPServer):
         return None
 
 
-class FaultyOllama:
+class FaultyOllama(ServerThread):
     """Run the faulty server in a daemon thread; a context manager, or start()/stop()."""
 
+    thread_name = "faulty-ollama"
+
     def __init__(self, models: list[str] | None = None, slow_seconds: float = 3.0):
-        self._server = _Server(models if models is not None else [FAKE_MODEL], slow_seconds)
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every ``/api/chat`` body received, in order."""
-        return self._server.requests
+        super().__init__(_Server(models if models is not None else [FAKE_MODEL], slow_seconds))
 
     @property
     def faults_served(self) -> list[tuple[str, str]]:
@@ -282,22 +269,3 @@ class FaultyOllama:
     def clear_faults(self) -> None:
         with self._server.lock:
             self._server.faults.clear()
-
-    def start(self) -> FaultyOllama:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="faulty-ollama",
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FaultyOllama:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()

@@ -23,7 +23,7 @@ import json
 import threading
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 FAKE_MODEL = "smollm2:135m"
 OLLAMA_DEFAULTS = {"temperature": 0.8, "repeat_penalty": 1.1, "top_k": 40, "top_p": 0.9,
@@ -33,7 +33,8 @@ _OPTION_MAP = {"temperature": "temperature", "seed": "seed", "num_predict": "max
                "stop": "stop"}
 
 
-def _now() -> str:
+def now() -> str:
+    """The time as Ollama writes it (``created_at``)."""
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
@@ -159,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not stream:
                 out = llm.create_chat_completion(messages=messages, **kw)
                 text = out["choices"][0]["message"]["content"] or ""
-                self._send_json({"model": model, "created_at": _now(), key: piece(text), "done": True,
+                self._send_json({"model": model, "created_at": now(), key: piece(text), "done": True,
                                  "done_reason": out["choices"][0]["finish_reason"] or "stop",
                                  "prompt_eval_count": out["usage"]["prompt_tokens"],
                                  "eval_count": out["usage"]["completion_tokens"]})
@@ -179,9 +180,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self._chunk({"error": "fake server: model runner crashed mid-stream"})
                     self._end_stream()
                     return
-                self._chunk({"model": model, "created_at": _now(), key: piece(text), "done": False})
+                self._chunk({"model": model, "created_at": now(), key: piece(text), "done": False})
                 n += 1
-            self._chunk({"model": model, "created_at": _now(), key: piece(""), "done": True,
+            self._chunk({"model": model, "created_at": now(), key: piece(""), "done": True,
                          "done_reason": reason, "eval_count": n})
             self._end_stream()
 
@@ -208,11 +209,16 @@ class _Server(ThreadingHTTPServer):
         return load_llama(), model_lock()
 
 
-class FakeOllama:
-    """Run the fake server in a daemon thread; use as a context manager or call start()/stop()."""
+class ServerThread:
+    """A loopback test server run in a daemon thread: a context manager, or start()/stop().
 
-    def __init__(self, models: list[str] | None = None):
-        self._server = _Server(models if models is not None else [FAKE_MODEL])
+    ``server`` is an HTTP server bound to ``127.0.0.1:0``; one with a ``stopping`` event
+    (threading.Event) has it set first, so handlers that wait can give up."""
+
+    thread_name = "fake-server"
+
+    def __init__(self, server: ThreadingHTTPServer):
+        self._server: Any = server
         self._thread: threading.Thread | None = None
 
     @property
@@ -222,7 +228,40 @@ class FakeOllama:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
+        """Every ``/api/chat`` body received, in order."""
         return self._server.requests
+
+    def start(self: _T) -> _T:
+        self._thread = threading.Thread(target=self._server.serve_forever, name=self.thread_name, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        stopping = getattr(self._server, "stopping", None)
+        if stopping is not None:
+            stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self: _T) -> _T:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+_T = TypeVar("_T", bound=ServerThread)
+
+
+class FakeOllama(ServerThread):
+    """Run the fake server in a daemon thread; use as a context manager or call start()/stop()."""
+
+    thread_name = "fake-ollama"
+
+    def __init__(self, models: list[str] | None = None):
+        super().__init__(_Server(models if models is not None else [FAKE_MODEL]))
 
     @property
     def fail_mid_stream_after(self) -> int | None:
@@ -239,20 +278,3 @@ class FakeOllama:
     @refuse_think.setter
     def refuse_think(self, value: bool) -> None:
         self._server.refuse_think = value
-
-    def start(self) -> FakeOllama:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-ollama", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
