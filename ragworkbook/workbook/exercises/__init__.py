@@ -51,6 +51,7 @@ __all__ = [
     "Solution",
     "CheckResult",
     "exercise",
+    "close_each",
     "solves",
     "check",
     "solution",
@@ -194,6 +195,16 @@ def close(answer: Any, expected: float, tol: float = 1e-3, what: str = "the valu
         return True, f"{what} is {expected:.4g}"
     off = float(answer) - expected
     return False, f"{what} {float(answer):.4g} is too {'high' if off > 0 else 'low'} (off by {abs(off):.3g})"
+
+
+def close_each(answer: Any, expected: Sequence[float], what: Sequence[str],
+               tol: float = 1e-3) -> tuple[bool, str]:
+    """Is ``answer`` a tuple of numbers, each within ``tol`` of ``expected`` (in the order of
+    ``what``, their names)? The message says, for each, right or how far off."""
+    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != len(expected):
+        return False, f"give {len(expected)} numbers: ({', '.join(what)})"
+    results = [close(a, e, tol, w) for a, e, w in zip(answer, expected, what, strict=True)]
+    return all(ok for ok, _ in results), "; ".join(msg for _, msg in results)
 
 
 def same_items(answer: Any, expected: Sequence[Any], what: str = "the items") -> tuple[bool, str]:

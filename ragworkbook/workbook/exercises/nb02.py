@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+from ragworkbook.workbook.exercises import Solution, close, close_each, exercise, solves
 
 
 def _carbon() -> tuple[list[str], dict[str, int]]:
@@ -128,12 +128,7 @@ def _rprec_and_ap() -> tuple[float, float]:
           "federal chunks move up). Predict R-precision and AP of the new order; which of the two "
           "changes? Answer with the pair (r_precision, ap).")
 def _check_rprec_ap(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
-        return False, "give two numbers: (r_precision, ap)"
-    want_r, want_ap = _rprec_and_ap()
-    ok_r, msg_r = close(answer[0], want_r, what="R-precision")
-    ok_ap, msg_ap = close(answer[1], want_ap, what="AP")
-    return ok_r and ok_ap, f"{msg_r}; {msg_ap}"
+    return close_each(answer, _rprec_and_ap(), ("R-precision", "AP"))
 
 
 @solves("02.3")

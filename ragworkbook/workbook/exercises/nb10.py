@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+from ragworkbook.workbook.exercises import Solution, close, close_each, exercise, solves
 
 _RELEVANT = [1, 1, 0, 0, 0, 0]
 _USED = [1, 0, 0, 0, 0, 1]
@@ -21,12 +21,7 @@ def _coverage() -> tuple[float, float]:
           "Six context sentences; sentences 1 and 2 are relevant, the answer uses sentences 1 and 6. "
           "Predict (completeness, utilization), then compute them with coverage_from_verdicts.")
 def _check_cov(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != 2:
-        return False, "give two numbers: (completeness, utilization)"
-    want_c, want_u = _coverage()
-    ok_c, msg_c = close(answer[0], want_c, what="completeness")
-    ok_u, msg_u = close(answer[1], want_u, what="utilization")
-    return ok_c and ok_u, f"{msg_c}; {msg_u}"
+    return close_each(answer, _coverage(), ("completeness", "utilization"))
 
 
 @solves("10.1")
