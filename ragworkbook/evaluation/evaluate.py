@@ -337,10 +337,10 @@ def _ranking_of(row: Mapping[str, Any]) -> list[str]:
 
 
 def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
-                forced: Mapping[str, Mapping[str, Unscored]], progress: bool,
-                judge_reliability: Any = None) -> dict[str, Any]:
+                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> dict[str, Any]:
     """Score ``metrics`` for ``rows`` (on copies, through :func:`score_rows`) and merge the results
-    into the rows, leaving their other metrics as they are."""
+    into the rows, leaving their other metrics as they are. The judge's reliability cards are
+    :func:`evaluate`'s, made once for the run: those of ``score_rows`` are dropped."""
     if not rows or not metrics:
         return {}
     names = [m.name for m in metrics]
@@ -349,7 +349,8 @@ def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qr
     rankings = {str(r["id"]): _ranking_of(r) for r in rows}
     only = {str(r["id"]): {n: u for n, u in forced.get(str(r["id"]), {}).items() if n in names} for r in rows}
     info = score_rows(copies, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=only,
-                      progress=progress, judge_reliability=judge_reliability)
+                      progress=progress)
+    info.pop("judge_reliability", None)
     for r, c in zip(rows, copies, strict=True):
         for name in names:
             r["metrics"][name] = c["metrics"].get(name)
@@ -370,7 +371,6 @@ class _Run:
         self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
         self.judge_down: tuple[str, str] | None = None
         self.info: dict[str, Any] = {"judge_model_calls": 0}
-        self.judge_reliability: Any = None
 
     def report(self, final: bool = False) -> Report:
         """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
@@ -507,13 +507,18 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     if retr is not None:
         info["retriever"] = type(retr).__name__
     info.update(meta or {})
+    judged = [m for m in wanted if m.family == "judged"]
     if judge is not None:
-        info["judge"] = f"{judge.generator.backend}:{judge.generator.model}"
+        g = judge.generator
+        info["judge"] = f"{g.backend}:{g.model}"
+        if judged:  # one card per judged metric, whichever rows get judged (or kept by --resume)
+            from ragworkbook.judging.reliability import cards_for
+
+            info["judge_reliability"] = _jsonable(cards_for([m.name for m in judged], judge_reliability,
+                                                            info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
     run = _Run(items, wanted, out_path, info)
-    run.judge_reliability = judge_reliability
     run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
-    judged = [m for m in wanted if m.family == "judged"]
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
@@ -597,8 +602,7 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
         if run.judge_down is not None:
             _judge_unavailable(run, rows, judged, forced)
         try:
-            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress,
-                              judge_reliability=run.judge_reliability)
+            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
         except (BackendUnavailable, ModelNotFound, ReplayMissError):
             # one request the judge could not make: judge row by row, so only those rows fail
             got = {}
@@ -606,16 +610,14 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
                 if run.judge_down is not None:
                     _judge_unavailable(run, [r], judged, forced)
                 try:
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False,
-                                      judge_reliability=run.judge_reliability)
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
                 except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
                     forced.setdefault(str(r["id"]), {}).update(
                         {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
                     if not isinstance(exc, ReplayMissError):
                         run.judge_down = (_reason(exc), f"the judge stopped at question {r['id']!r}: "
                                                         f"{_message(exc)}")
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False,
-                                      judge_reliability=run.judge_reliability)
+                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
                 run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
                 _merge_info(run.info, got)
             continue
@@ -636,7 +638,5 @@ def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
     for key, value in got.items():
         if key == "retrieval_depth":
             info[key] = max(info.get(key, 0), value)
-        elif key == "judge_reliability":
-            info[key] = {**info.get(key, {}), **value}
         else:
             info[key] = value

@@ -125,3 +125,15 @@ def test_bad_reliability_input():
         _report(card=0.8)
     with pytest.raises(ValueError, match="needs 'metric' and 'dataset'"):
         _report(card={"kappa": 0.8})
+
+
+def test_a_resumed_run_that_judges_nothing_new_keeps_the_cards(tmp_path):
+    out = tmp_path / "r.json"
+    first = evaluate(Pipeline("The optimizer was Adam."), EVAL, judge=RuleJudge(),
+                     metrics=["faithfulness", "bleu"], progress=False, out=out, judge_reliability=_card(0.8))
+    again = evaluate(Pipeline("The optimizer was Adam."), EVAL, judge=RuleJudge(),
+                     metrics=["faithfulness", "bleu"], progress=False, out=out, resume=True,
+                     judge_reliability=_card(0.8))
+    assert again.meta["resumed"] == len(EVAL) and again.meta["judge_model_calls"] == 0  # nothing re-judged
+    assert again.reliability("faithfulness") == first.reliability("faithfulness")
+    assert again.reliability("faithfulness")["status"] == "measured"
