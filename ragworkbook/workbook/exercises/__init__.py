@@ -202,7 +202,8 @@ def close_each(answer: Any, expected: Sequence[float], what: Sequence[str],
     """Is ``answer`` a tuple of numbers, each within ``tol`` of ``expected`` (in the order of
     ``what``, their names)? The message says, for each, right or how far off."""
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != len(expected):
-        return False, f"give {len(expected)} numbers: ({', '.join(what)})"
+        count = {2: "two", 3: "three", 4: "four"}.get(len(expected), str(len(expected)))
+        return False, f"give {count} numbers: ({', '.join(what)})"
     results = [close(a, e, tol, w) for a, e, w in zip(answer, expected, what, strict=True)]
     return all(ok for ok, _ in results), "; ".join(msg for _, msg in results)
 
