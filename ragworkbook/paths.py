@@ -1,31 +1,36 @@
 """Where the workbook's data and caches live.
 
-- ``data_dir()``: the bundled ``data/`` folder at the repository root, or the
-  folder named by ``RAGWORKBOOK_DATA``.
+- ``data_dir()``: the data shipped inside the package (``ragworkbook/data/``,
+  package data found through :mod:`importlib.resources`, so it is there in a
+  wheel installed into any environment as well as in a clone), or the folder
+  named by ``RAGWORKBOOK_DATA``.
 - ``cache_dir()``: ``RAGWORKBOOK_CACHE`` if set, else ``~/.cache/ragworkbook``
   (embedding caches, the prepared WordNet copy).
+- ``repo_root()``: the folder above the package; in a clone it holds
+  ``notebooks/``, ``tests/`` and ``pyproject.toml`` (an installed wheel has none of them).
 """
 
 from __future__ import annotations
 
 import os
+from importlib.resources import files
 from pathlib import Path
 
 
 def repo_root() -> Path:
-    """The repository root (the folder holding ``pyproject.toml`` and ``data/``)."""
+    """The folder above the package: the repository root in a clone (``notebooks/``, ``pyproject.toml``)."""
     return Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """The data folder: ``$RAGWORKBOOK_DATA`` or ``<repo>/data``."""
+    """The data folder: ``$RAGWORKBOOK_DATA``, else the package data ``ragworkbook/data``."""
     env = os.environ.get("RAGWORKBOOK_DATA")
-    path = Path(env) if env else repo_root() / "data"
+    path = Path(env) if env else Path(str(files("ragworkbook").joinpath("data")))
     if not path.is_dir():
+        where = "RAGWORKBOOK_DATA names" if env else "the installed package has no data folder at"
         raise FileNotFoundError(
-            f"ragworkbook data folder not found at {path}. Install the package from a clone "
-            "of the repository with `pip install -e .`, or set RAGWORKBOOK_DATA to the "
-            "folder holding eval_set.json."
+            f"ragworkbook data folder not found: {where} {path}. Set RAGWORKBOOK_DATA to a folder "
+            "holding eval_set.json, or reinstall ragworkbook (its wheel carries the data)."
         )
     return path
 

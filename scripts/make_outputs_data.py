@@ -1,11 +1,11 @@
-"""Write ``data/outputs/``: two RAG systems' answers to the eight questions, in RAGAS 0.2 format.
+"""Write ``ragworkbook/data/outputs/``: two RAG systems' answers to the eight questions, in RAGAS 0.2 format.
 
 Notebook 15 scores these files as if another team had sent them. Both systems
 are the workbook's own naive RAG with SmolLM2-135M; the answers were recorded
 by running the embedded backend through ragworkbook, never typed:
 
 - ``dense_ragas.jsonl``: the dense (MiniLM) retriever; the answers of
-  ``data/runs/naive_rag_embedded.json`` (notebook 07, recording ``07_naive_rag.json``);
+  ``ragworkbook/data/runs/naive_rag_embedded.json`` (notebook 07, recording ``07_naive_rag.json``);
 - ``bm25_ragas.jsonl``: the BM25 retriever; its answers replayed from notebook 12's
   recording ``12_end_to_end.json``.
 

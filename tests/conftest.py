@@ -192,7 +192,7 @@ def fake_ollama():
 
 @pytest.fixture(scope="session")
 def carbon() -> dict:
-    """The carbon-pricing worked example (``data/carbon_pricing.json``)."""
+    """The carbon-pricing worked example (``ragworkbook/data/carbon_pricing.json``)."""
     from ragworkbook.paths import data_path
 
     return json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))

@@ -169,7 +169,7 @@ def eval_set_from_records(
 
 
 def load_eval_set(path: PathLike | None = None) -> EvalSet:
-    """Load and validate an eval set (``.json`` or ``.jsonl``); default ``data/eval_set.json``.
+    """Load and validate an eval set (``.json`` or ``.jsonl``); default ``ragworkbook/data/eval_set.json``.
 
     Every item needs a non-empty ``question`` (or ``user_input``) and
     ``reference`` (or ``ground_truth``); ``keyword`` is optional (the keyword

@@ -3,7 +3,7 @@
 Shared by the eval-set and corpus loaders (and any other data file): a
 malformed line, a missing or mistyped field raises :class:`DatasetError`
 (a ``ValueError``) whose message names the file, the line and the field, e.g.
-``data/x.jsonl, line 4: item is missing the field 'question'``. A loader that
+``ragworkbook/data/x.jsonl, line 4: item is missing the field 'question'``. A loader that
 checks every record collects its problems and raises them together
 (:func:`raise_problems`: up to :data:`MAX_PROBLEMS` listed, the rest counted),
 so one run shows everything to fix.

@@ -152,7 +152,7 @@ def corpus_kind(path: PathLike) -> str:
 
 def load_corpus(path: PathLike | None = None) -> Corpus:
     """Load a corpus from a paged JSON/JSONL file, a PDF, a text file or a folder of PDFs and text
-    files (see the module docstring); default ``data/attention_notes.json``.
+    files (see the module docstring); default ``ragworkbook/data/attention_notes.json``.
 
     Errors name the path (and for JSON the line and the field).
     """

@@ -32,7 +32,7 @@ This module does both steps and keeps every intermediate:
 3. :func:`synthetic_eval_set` / :func:`synthetic_qrels`: the kept questions as an
    :class:`~ragworkbook.corpus.eval_set.EvalSet` (reference and keyword = the generated answer,
    a span of the source chunk) and qrels ``{question id: {source chunk id: 1}}``;
-   :func:`save_synthetic_eval_set` writes them in the format of ``data/eval_set.json``.
+   :func:`save_synthetic_eval_set` writes them in the format of ``ragworkbook/data/eval_set.json``.
 
 What the labels do *not* say: only the source chunk is marked relevant, although overlapping
 windows and restated facts (a summary page, a cheat-sheet) often answer the same question —
@@ -229,7 +229,7 @@ def _demonstration_turns(examples: Sequence[Example], prompt: str) -> list[dict[
 
 
 def load_examples(chunks: Sequence[Chunk], path: str | os.PathLike[str] | None = None) -> list[Example]:
-    """Few-shot demonstrations from a JSON file (default ``data/synthetic_examples.json``):
+    """Few-shot demonstrations from a JSON file (default ``ragworkbook/data/synthetic_examples.json``):
     ``{"examples": [{"chunk": id, "question", "answer"}]}`` -> ``[(chunk text, {"question", "answer"})]``.
 
     ValueError naming the file when a demonstration's chunk is not among ``chunks`` or its answer is
@@ -420,7 +420,7 @@ def synthetic_eval_set(questions: Sequence[SyntheticQuestion], name: str = "synt
 
 def save_synthetic_eval_set(questions: Sequence[SyntheticQuestion], path: str | os.PathLike[str], *,
                             name: str = "synthetic", description: str = "", source: str = "") -> Path:
-    """Write the kept questions in the eval-set format of ``data/eval_set.json`` (atomically), with
+    """Write the kept questions in the eval-set format of ``ragworkbook/data/eval_set.json`` (atomically), with
     each item's source ``chunk`` and ``page`` beside ``id``, ``question``, ``keyword`` and
     ``reference``; :func:`ragworkbook.corpus.eval_set.load_eval_set` reads it back."""
     from ragworkbook._io import atomic_write_json

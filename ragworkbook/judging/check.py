@@ -138,7 +138,7 @@ def resolve_dataset(name: str) -> DatasetSpec:
 
 def recording_path(name: str) -> Any:
     """The bundled recording of the embedded judge's run on a data set
-    (``data/recordings/judge_check_<name>.json``)."""
+    (``ragworkbook/data/recordings/judge_check_<name>.json``)."""
     from ragworkbook.paths import data_path
 
     spec = resolve_dataset(name)

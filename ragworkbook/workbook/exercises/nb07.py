@@ -33,7 +33,7 @@ def _found_but_wrong() -> list[str]:
 
 @exercise("07.1", "The answer was in the context, and the model still missed it",
           "Using the answers above and the 'correct' labels written by the project's authors "
-          "(data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword was in "
+          "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword was in "
           "the top-3 chunks but whose answer is labelled incorrect. Predict how many before you count.")
 def _check_found_wrong(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _found_but_wrong(), what="the question ids")
@@ -50,7 +50,7 @@ def _solve_found_wrong() -> Solution:
 
 def oracle_answer() -> Any:
     """Notebook 07's pipeline answering the head-count question from the one chunk that states h = 8
-    (replayed from ``data/recordings/07_naive_rag.json``, like the notebook)."""
+    (replayed from ``ragworkbook/data/recordings/07_naive_rag.json``, like the notebook)."""
     from ragworkbook.corpus.chunking import chunk_pages
     from ragworkbook.corpus.eval_set import load_eval_set
     from ragworkbook.corpus.pages import load_corpus

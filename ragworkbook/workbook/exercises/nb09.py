@@ -1,6 +1,6 @@
 """Exercises of notebook 09 (LLM-judged metrics and the RAG triad) and their solutions.
 
-The solutions that need the judge replay notebook 09's recording (``data/recordings/09_judge.json``),
+The solutions that need the judge replay notebook 09's recording (``ragworkbook/data/recordings/09_judge.json``),
 so they give the notebook's numbers without running a model.
 """
 

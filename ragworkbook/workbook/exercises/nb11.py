@@ -1,7 +1,7 @@
 """Exercises of notebook 11 (judge meta-evaluation) and their solutions.
 
 The solutions that need the judge replay the recorded ``judge-check`` runs of the embedded model
-(``data/recordings/judge_check_*.json``).
+(``ragworkbook/data/recordings/judge_check_*.json``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ _NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
 
 
 def _records(system: str) -> list[dict[str, Any]]:
-    """The records of ``data/outputs/<system>_ragas.jsonl`` (``dense`` or ``bm25``)."""
+    """The records of ``ragworkbook/data/outputs/<system>_ragas.jsonl`` (``dense`` or ``bm25``)."""
     from ragworkbook.paths import data_path
 
     text = data_path("outputs", f"{system}_ragas.jsonl").read_text(encoding="utf-8")
