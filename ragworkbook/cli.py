@@ -555,7 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the eval set's keywords over the chunks; with --answers: per-record relevant "
                    "ids or keywords)")
     p.add_argument("--eval-set", default=None,
-                   help="eval set .json/.jsonl (default: ragworkbook/data/eval_set.json; `ragworkbook schema eval-set`)")
+                   help="eval set .json/.jsonl (default: ragworkbook/data/eval_set.json; "
+                        "`ragworkbook schema eval-set`)")
     p.add_argument("--corpus", default=None,
                    help="what to retrieve from: a paged corpus .json/.jsonl, a PDF, a .txt/.md file or a "
                    "folder of PDFs and text files (default: ragworkbook/data/attention_notes.json)")
@@ -628,7 +629,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
     p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
     p.add_argument("--recording", default=None,
-                   help="replay/record file (default: ragworkbook/data/recordings/judge_check_<dataset>.json)")
+                   help="replay/record file (default: "
+                        "ragworkbook/data/recordings/judge_check_<dataset>.json)")
     p.add_argument("--limit", type=int, default=None,
                    help="pairs to judge (default live: the data set's, a few minutes on the embedded model: "
                    "ff 8, ar 20, cr 20, ragchecker 10; default replaying the bundled recording: every pair "

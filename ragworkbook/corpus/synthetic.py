@@ -420,8 +420,8 @@ def synthetic_eval_set(questions: Sequence[SyntheticQuestion], name: str = "synt
 
 def save_synthetic_eval_set(questions: Sequence[SyntheticQuestion], path: str | os.PathLike[str], *,
                             name: str = "synthetic", description: str = "", source: str = "") -> Path:
-    """Write the kept questions in the eval-set format of ``ragworkbook/data/eval_set.json`` (atomically), with
-    each item's source ``chunk`` and ``page`` beside ``id``, ``question``, ``keyword`` and
+    """Write the kept questions in the eval-set format of ``ragworkbook/data/eval_set.json``
+    (atomically), with each item's source ``chunk`` and ``page`` beside ``id``, ``question``, ``keyword`` and
     ``reference``; :func:`ragworkbook.corpus.eval_set.load_eval_set` reads it back."""
     from ragworkbook._io import atomic_write_json
 

@@ -99,7 +99,8 @@ def load_answers(path: str | os.PathLike[str]) -> list[RAGAnswer]:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"no saved RAG run at {p}: produce it with NaiveRAG.run(...) and "
-                                "save_answers(...) (notebook 07 writes ragworkbook/data/runs/naive_rag_embedded.json)"
+                                "save_answers(...) (notebook 07 writes "
+                                "ragworkbook/data/runs/naive_rag_embedded.json)"
                                 ) from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{p} is not a saved RAG run: invalid JSON at line {exc.lineno} "

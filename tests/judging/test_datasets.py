@@ -98,14 +98,16 @@ def _with_truth(tmp_path, text, goods, name="x.csv"):
     p = _write(tmp_path, text, name)
     rows = list(csv.DictReader(io.StringIO(text)))
     lines = ["file,row,question,good,evidence"]
-    lines += [f"{name},{i},{r['question']},{g},test" for i, (r, g) in enumerate(zip(rows, goods, strict=False))]
+    lines += [f"{name},{i},{r['question']},{g},test"
+              for i, (r, g) in enumerate(zip(rows, goods, strict=False))]
     (tmp_path / CONSTRUCTION_LABELS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return p
 
 
 @pytest.mark.parametrize("text,goods,message", [
     ("question,label\nq,1\n", [1], r"x\.csv, line 1: the header has no column 'answer'"),
-    ("question,answer,label\nq,a,1\nq,b,2\n", [1, 0], r"x\.csv, line 3: field 'label' must be 0 or 1, got '2'"),
+    ("question,answer,label\nq,a,1\nq,b,2\n", [1, 0],
+     r"x\.csv, line 3: field 'label' must be 0 or 1, got '2'"),
     ("question,answer,label\nq,a,1\nq,,0\n", [1, 0], r"x\.csv, line 3: field 'answer' is empty"),
     ("question,answer,label\nq,a,1\nq,b,0\n", [1, 1],
      r"x\.csv, lines 2, 3: the question 'q' has 2 good and 0 bad items in construction_labels\.csv"),

@@ -1,7 +1,8 @@
 """Cross-check of the RAGAS-style judged metrics against the ragas library itself (the ``ragas`` extra).
 
 The package's judge makes the judgments: notebook 09's, the eight saved answers of
-``ragworkbook/data/runs/naive_rag_embedded.json`` judged by the replay of ``ragworkbook/data/recordings/09_judge.json``
+``ragworkbook/data/runs/naive_rag_embedded.json`` judged by the replay of
+``ragworkbook/data/recordings/09_judge.json``
 through :func:`ragworkbook.judging.metrics.evaluate_judged`, and a few edge cases judged by the
 fake judges of ``tests/fakes/judges.py``. ragas's own metric objects (``single_turn_ascore`` on a
 ``SingleTurnSample``) then score those same judgments end to end: a stand-in ragas LLM

@@ -33,8 +33,9 @@ def _found_but_wrong() -> list[str]:
 
 @exercise("07.1", "The answer was in the context, and the model still missed it",
           "Using the answers above and the 'correct' labels written by the project's authors "
-          "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword was in "
-          "the top-3 chunks but whose answer is labelled incorrect. Predict how many before you count.")
+          "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword "
+          "was in the top-3 chunks but whose answer is labelled incorrect. Predict how many before you "
+          "count.")
 def _check_found_wrong(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _found_but_wrong(), what="the question ids")
 

@@ -1,7 +1,7 @@
 """Exercises of notebook 09 (LLM-judged metrics and the RAG triad) and their solutions.
 
-The solutions that need the judge replay notebook 09's recording (``ragworkbook/data/recordings/09_judge.json``),
-so they give the notebook's numbers without running a model.
+The solutions that need the judge replay notebook 09's recording
+(``ragworkbook/data/recordings/09_judge.json``), so they give the notebook's numbers without running a model.
 """
 
 from __future__ import annotations
