@@ -49,7 +49,7 @@ def proportion(successes: int, n: int, *, confidence: float = 0.95, method: str 
     if not 0 <= successes <= n:
         raise ValueError(f"a proportion needs 0 <= successes <= n, got {successes} of {n}")
     scipy_name, label = PROPORTION_METHODS[method]
-    if n < min_items:
+    if n < max(min_items, 1):
         return too_few(n, confidence, label)
     from scipy.stats import binomtest
 
