@@ -40,6 +40,20 @@ WRONG = [
     ("08.1", 1.0, "too high"),
     ("10.1", (1.0, 0.5), "completeness 1 is too high"),
     ("10.3", 1.0, "too high"),
+    # --- notebook 11 (JUDGE, issue 18) ---
+    ("11.1", 0, "counts every tie as a loss"),
+    ("11.1", "It is not 0.5", "not what it is not"),
+    ("11.1", "0.5 or 0.25", "give one value"),
+    ("11.2", 0.429, "that is p_o, the raw agreement"),
+    ("11.2", 0.162, "check the sign"),
+    ("11.3", 1.0, "does not know synonyms"),
+    ("11.3", 4 / 7, "leave the stop words out"),
+    ("11.4", 0.5, "a judge without position bias"),
+    ("11.4", "1 of 48", "the share choosing the answer shown second"),
+    ("11.4", "10 of 48", "count, over both orders"),
+    ("11.5", 0.3, "the apparent rate"),
+    ("11.5", "0.1", "divide it by TPR + TNR - 1"),
+    # --- end notebook 11 ---
     ("13.1", 5, "still passes"),
     ("13.1", 9, "between 1 and 8"),
 ]
