@@ -41,8 +41,9 @@ Conventions:
   interval above ``min_kappa`` (default 0.6: "substantial" agreement or better)
   and a judge-minus-baseline difference whose interval lies above 0. Otherwise
   the rating is ``"not rated"`` and the ``note`` says why (unmeasured, measured on
-  another judge, too few pairs, the kappa and the threshold, or the baseline). A 0.85 faithfulness from a judge that
-  agrees with people at chance level is not "acceptable": it is unknown. The
+  another judge, too few pairs, the kappa and the threshold, or the baseline).
+  A 0.85 faithfulness from a judge that agrees with people at chance level is
+  not "acceptable": it is unknown. The
   ``judge`` column shows the judge's measured agreement beside every judged
   value.
 """
