@@ -1,10 +1,11 @@
-"""The checkers of the course's exercises say what is off in a wrong answer (each answer here is wrong)."""
+"""The checkers of the course's exercises refuse wrong answers and say what is off (each answer here is
+wrong). Every exercise needs at least one entry in WRONG: add yours with the exercise."""
 
 from __future__ import annotations
 
 import pytest
 
-from ragworkbook.workbook.exercises import check
+from ragworkbook.workbook.exercises import check, exercises
 
 REFERENCE = "The big model achieved a BLEU score of 28.4 on English-to-German translation."
 WRONG = [
@@ -21,7 +22,7 @@ WRONG = [
     ("02.3", (0.75, 0.679), "AP 0.679 is too low"),
     ("02.3", 0.75, "two numbers"),
     ("03.1", 1, "is not the count"),
-    ("03.2", ["Pdrop", "N = 6"], "not expected ['N = 6']"),
+    ("03.2", ["Pdrop", "N = 6"], "not expected: ['N = 6']"),
     ("03.3", 11, "too many"),
     ("04.1", 3, "too high"),
     ("04.2", [1, 2, 3, 4], "drops page 5"),
@@ -56,3 +57,15 @@ def test_a_wrong_answer_is_refused_with_a_reason(exercise_id, answer, says):
     result = check(exercise_id, answer)
     assert result.ok is False, str(result)
     assert says in result.message, result.message
+
+
+#: exercises reworked on another branch this session (11: JUDGE, 13: CONCEPTS) that have no entry yet; a
+#: strict xfail says when their entries are in (remove them here then)
+PENDING: set[str] = {"11.1", "11.2", "11.3", "11.4", "13.2"}
+
+
+@pytest.mark.parametrize("ex", [
+    pytest.param(e, id=e.id, marks=[pytest.mark.xfail(strict=True, reason="reworked on another branch")]
+                 * (e.id in PENDING)) for e in exercises()])
+def test_every_exercise_has_wrong_answers_to_refuse(ex):
+    assert any(e == ex.id for e, _, _ in WRONG), f"add wrong answers for {ex.id} to WRONG"
