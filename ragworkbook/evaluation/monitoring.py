@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = ["Step", "load_series", "trend", "gate_series", "plot_trend", "PSI_BANDS", "psi", "psi_band",
-           "psi_shares", "DriftCheck", "drift", "drift_series", "false_alarm_rate"]
+           "psi_shares", "psi_chance_level", "DriftCheck", "drift", "drift_series", "false_alarm_rate"]
 
 
 @dataclass
@@ -240,6 +240,17 @@ def psi(baseline: Sequence[float], current: Sequence[float], bins: int = 10) -> 
     divergence ``KL(c || b) + KL(b || c)`` of the binned distributions; 0 when the shares match."""
     _, b, c = psi_shares(baseline, current, bins)
     return float(np.sum((c - b) * np.log(c / b)))
+
+
+def psi_chance_level(n_baseline: int, n_current: int, bins: int = 10) -> float:
+    """The PSI that chance alone gives, on average, when nothing changed: about
+    ``(bins - 1) (1 / n_baseline + 1 / n_current)`` (the PSI is, to second order, a chi-square
+    statistic over the bins divided by the sample sizes). The conventional bands assume windows of
+    thousands; with 40 requests a window and 10 bins chance alone is above 0.25, so use fewer bins or
+    a higher bar for small windows."""
+    if min(n_baseline, n_current) < 1 or bins < 2:
+        raise ValueError(f"need window sizes >= 1 and bins >= 2, got {n_baseline}, {n_current}, {bins}")
+    return (bins - 1) * (1 / n_baseline + 1 / n_current)
 
 
 def psi_band(value: float) -> str:

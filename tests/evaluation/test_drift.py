@@ -14,6 +14,7 @@ from ragworkbook.evaluation.monitoring import (
     false_alarm_rate,
     psi,
     psi_band,
+    psi_chance_level,
     psi_shares,
 )
 
@@ -96,3 +97,12 @@ def test_bad_input_is_named():
         false_alarm_rate(BASE, 200, 200)
     with pytest.raises(TypeError, match="not a string"):
         drift("0.1 0.2", SAME)
+
+
+@pytest.mark.parametrize("n_b,n_c,bins", [(2000, 1000, 10), (1000, 1000, 5), (400, 400, 4)])
+def test_psi_chance_level_is_the_mean_psi_of_no_change_draws(n_b, n_c, bins):
+    g = np.random.default_rng(5)
+    values = [psi(g.normal(size=n_b), g.normal(size=n_c), bins=bins) for _ in range(300)]
+    assert np.mean(values) == pytest.approx(psi_chance_level(n_b, n_c, bins), rel=0.15)
+    with pytest.raises(ValueError, match="bins >= 2"):
+        psi_chance_level(10, 10, 1)
