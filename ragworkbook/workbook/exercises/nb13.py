@@ -74,7 +74,8 @@ def _first_failing() -> tuple[str, Any, Any]:
           "before (r2 has lost 2, r3 4, r4 6, r5 8). Predict the first release at which the gate against r1 "
           "fails, and whether the gate against the previous release ever fails. Answer with the label of "
           "that first release ('r2'...'r5').",
-          reveals=[r"against r1 (?:the gate )?first fails"])
+          reveals=[r"against r1 (?:the gate )?first fails at", r"first failing release is"],
+          reveals_value=False)  # the task itself names every label
 def _check_drift(answer: Any) -> tuple[bool, str]:
     if not isinstance(answer, str):
         return False, f"answer with a release's label, e.g. 'r3', got {type(answer).__name__}"
@@ -114,7 +115,7 @@ _ALPHA = 0.05
           "An alert rule fires when the KS test's p-value is below 0.05 alone. It checks one window of "
           "traffic a week, 52 weeks a year, against the same baseline, and the traffic never changes. "
           "Predict how many false alerts it raises in a year, on average.",
-          reveals=[r"false alerts? (?:a|per) year", r"52 ?[x×*] ?0\.05"])
+          reveals=[r"\d false alerts? (?:a|per) year", r"52 ?[x×*] ?0\.05"])
 def _check_false_alerts(answer: Any) -> tuple[bool, str]:
     want = _WEEKS * _ALPHA
     return close(answer, want, 0.02, "the expected number of false alerts",
