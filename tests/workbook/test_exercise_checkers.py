@@ -56,6 +56,15 @@ WRONG = [
     ("13.3", 49.4, "stays quiet"),
     ("13.3", "It is not 2.6 alerts", "not what it is not"),
     ("13.3", 10, "too high"),
+    ("16.1", 0.5, "mean faithfulness"),
+    ("16.1", 7 / 12, "over all claims"),
+    ("16.1", "37.5%", "complement"),
+    ("16.1", 0.3, "too low"),
+    ("16.1", "The rate is not 0.625.", "not what it is not"),
+    ("16.1", 62.5, "not between 0 and 1"),
+    ("16.2", 0.304, "what the numeric check gives"),
+    ("16.2", 0, "alike"),
+    ("16.2", 0.8, "too high"),
 ]
 
 
