@@ -65,6 +65,18 @@ WRONG = [
     ("16.2", 0.304, "what the numeric check gives"),
     ("16.2", 0, "alike"),
     ("16.2", 0.8, "too high"),
+    ("17.1", 0.671, "raw agreement"),
+    ("17.1", 0.413, "five-point scale"),
+    ("17.1", 0.698, "quadratically weighted"),
+    ("17.1", 0.9, "correct for chance"),
+    ("17.1", "kappa is not 0.509", "not what it is not"),
+    ("17.2", 381, "worst case"),
+    ("17.2", 982, "0.05 wide in all"),
+    ("17.2", 62, "too few"),
+    ("17.2", 2.5, "whole number"),
+    ("17.3", 9, "whole batch"),
+    ("17.3", 8, "one repeat is still counted"),
+    ("17.3", 4, "too few"),
 ]
 
 

@@ -72,7 +72,7 @@ _P, _WIDTH = 0.2, 0.1
 @exercise("17.2", "How many answers to label",
           "You expect a hallucination rate near 0.2 and want to know it to within +-0.05: a 95% Wilson "
           "interval at most 0.1 wide. How many answers must you label? Compute it with items_for_width.",
-          reveals=[r"items_for_width\(0\.1, 0\.2", r"to within ±0\.05"])
+          reveals=[r"items_for_width\(0\.1, 0\.2", r"width 0\.1 \(±0\.05\)"])
 def _check_items(answer: Any) -> tuple[bool, str]:
     value, why = read_count(answer, "the number of answers")
     if value is None:
