@@ -77,6 +77,13 @@ WRONG = [
     ("17.3", 9, "whole batch"),
     ("17.3", 8, "one repeat is still counted"),
     ("17.3", 4, "too few"),
+    ("18.1", 0.72, "answer-relevance pairs"),
+    ("18.1", 0.5, "too high"),
+    ("18.1", "28", "not between 0 and 1"),
+    ("18.1", 0.1, "too low"),
+    ("18.2", 4 / 11, "the sign"),
+    ("18.2", 7 / 12 - 11 / 12, "left out of both"),
+    ("18.2", 0.0, "too high"),
 ]
 
 
