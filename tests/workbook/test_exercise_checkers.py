@@ -84,6 +84,10 @@ WRONG = [
     ("18.2", 4 / 11, "the sign"),
     ("18.2", 7 / 12 - 11 / 12, "left out of both"),
     ("18.2", 0.0, "too high"),
+    ("18.3", 39 / 54, "stay the same"),
+    ("18.3", 0.6, "too high"),
+    ("18.3", 0.05, "too low"),
+    ("18.3", "The share is not 0.278", "not what it is not"),
 ]
 
 

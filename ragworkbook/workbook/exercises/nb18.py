@@ -155,7 +155,9 @@ def _flip_rate() -> tuple[float, float, float]:
           "The same claims, judged under the package's faithfulness prompt and under a reworded one that "
           "asks the same thing. Over the items scored under both, what share of the yes/no verdicts "
           "(faithful when the score is 1.0) changes with the wording?",
-          reveals=[r"prompt_sensitivity\(", r"flip(?:s| rate)[^\n]*\d"])
+          reveals=[r"prompt_sensitivity\(", r"change with the wording: \d", r"(?<![\d.])0\.278",
+                   r"15 of 54"],
+          reveals_value=False)  # its two-digit rendering, 0.28, is also exercise 18.1's unrelated answer
 def _check_flips(answer: Any) -> tuple[bool, str]:
     flips, agree, _ = _flip_rate()
     return close(answer, flips, 0.005, "the share of changed verdicts", share=True, mistakes=[
