@@ -5,17 +5,25 @@ from __future__ import annotations
 import math
 
 import pytest
+from fakes.generators import Echo
+from fakes.judges import RuleJudge
 from scipy.stats import fisher_exact
 
 from ragworkbook.judging.biases import (
+    CLOSED_BOOK_SYSTEM,
     REWORDED_FAITHFULNESS,
+    closed_book_answers,
+    judge_faithfulness,
     prompt_sensitivity,
     prompt_variant,
     self_preference,
     verbosity_bias,
     word_count,
 )
+from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.prompts import PROMPTS
+from ragworkbook.judging.results import JudgeSample
+from ragworkbook.llm.base import Generator, LLMError
 
 GOOD_LEN = [10, 12, 30, 8, 40, 5, 20, 9]
 BAD_LEN = [20, 6, 10, 16, 20, 25, 10, 18]  # good is longer in pairs 2, 3, 5, 7 (1-based: 2, 3, 5, 7)
@@ -86,3 +94,34 @@ def test_prompt_variant_swaps_and_restores():
 def test_word_count():
     assert word_count("The model -- it has 8 heads.") == 6
     assert word_count("") == 0
+
+
+def test_the_reworded_prompt_is_what_the_judge_receives():
+    samples = [JudgeSample("q?", "The model has 8 heads. It was trained on Mars.", ["The model has 8 heads."],
+                           sample_id="a"),
+               JudgeSample("q?", "The encoder has 6 layers.", ["The encoder has 6 layers."], sample_id="b")]
+    fake = RuleJudge()
+    original = judge_faithfulness(samples, Judge(fake))
+    claims = [[it["statement"] for it in r.items] for r in original]
+    with prompt_variant("faithfulness", REWORDED_FAITHFULNESS):
+        reworded = judge_faithfulness(samples, Judge(fake), claims=claims)
+    assert any("can be verified from the context alone" in p for p in fake.prompts)
+    # a rule judge reads the fields, not the wording
+    assert [r.score for r in original] == [r.score for r in reworded] == [0.5, 1.0]
+    assert prompt_sensitivity([r.score for r in original], [r.score for r in reworded]).flips.k == 0
+    with pytest.raises(ValueError, match="one entry per pair"):
+        judge_faithfulness(samples, Judge(fake), claims=[["x"]])
+
+
+def test_closed_book_answers_have_no_context_and_a_failure_is_none():
+    echo = Echo()
+    assert closed_book_answers(["Who won?"], echo) == ["?now ohW (seed 0)"]
+
+    class Down(Generator):
+        backend = "down"
+
+        def _chat_once(self, messages, options, schema):
+            assert messages[0] == {"role": "system", "content": CLOSED_BOOK_SYSTEM}
+            raise LLMError("server down")
+
+    assert closed_book_answers(["Who won?", "When?"], Down("m")) == [None, None]
