@@ -26,7 +26,7 @@ from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, s
 #: WikiEval faithfulness pairs judged with the reworded prompt (all the recorded pairs) and, for the
 #: self-preference check, the questions the judge's own model answered without the context.
 PROMPT_PAIRS = 30
-OWN_PAIRS = 12
+OWN_PAIRS = 15
 RECORDING = "18_judge_biases.json"
 
 
