@@ -16,8 +16,8 @@ from ragworkbook.metrics.retrieval import (
     reciprocal_rank,
 )
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.widgets import ndcg_breakdown
 from ragworkbook.workbook.exercises import Mistake, Solution, close, close_each, exercise, solves
+from ragworkbook.workbook.widgets import ndcg_breakdown
 
 
 def _carbon() -> tuple[list[str], dict[str, int]]:
