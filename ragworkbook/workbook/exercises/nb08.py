@@ -71,7 +71,7 @@ def _recorded_result() -> Any:
           reveals=[r"code:filter_questions\(", r"questions survive", r"\bkept\s+\d+"])
 def _check_kept(answer: Any) -> tuple[bool, str]:
     result = _recorded_result()
-    return count(answer, len(result.kept), "the number kept",
+    return count(answer, len(result.kept), "the number of survivors",
                  more="read the answers above again: how many of them are a few words copied from the "
                       "chunk, as the span filter demands?",
                  fewer="some candidates do pass every filter (not all of them are right, as section 2 shows)")
