@@ -239,6 +239,10 @@ def test_targets_view(good, bad):
     lo, hi = good.aggregates["mrr@3"].ci_low, good.aggregates["mrr@3"].ci_high
     assert df.loc[1, ["ci_low", "ci_high"]].tolist() == [lo, hi] and lo <= 0.5
     assert df.loc[1, "rating"] == "good, but the interval reaches acceptable"
+    from ragworkbook.cli import format_summary  # eval's table shows the same rating
+
+    line = next(x for x in format_summary(good).splitlines() if x.startswith("mrr@3"))
+    assert line.endswith("good, but the interval reaches acceptable")
     assert list(bad.targets()["band"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
 
 
