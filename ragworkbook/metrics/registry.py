@@ -188,6 +188,12 @@ _SPECS: tuple[MetricSpec, ...] = (
                aliases=("sacrebleu",), needs=_rel("reference"), scale=(0.0, 100.0), default=True),
     MetricSpec("rouge_l", "generation", "ROUGE-L", "ROUGE-L F-measure (longest common subsequence, stemmed)",
                aliases=("rougel", "rouge-l"), needs=_rel("reference"), default=True),
+    # --- ROUGE-1 / ROUGE-2 (added by EXERCISES, issue 19; not computed by default) --------------
+    MetricSpec("rouge_1", "generation", "ROUGE-1", "ROUGE-1 F-measure (unigram overlap, stemmed)",
+               aliases=("rouge1", "rouge-1"), needs=_rel("reference")),
+    MetricSpec("rouge_2", "generation", "ROUGE-2", "ROUGE-2 F-measure (bigram overlap, stemmed)",
+               aliases=("rouge2", "rouge-2"), needs=_rel("reference")),
+    # --- end of the ROUGE-1 / ROUGE-2 block ------------------------------------------------------
     MetricSpec("meteor", "generation", "METEOR", "NLTK METEOR with WordNet synonyms",
                needs=_rel("reference"), default=True),
     MetricSpec("embedding_similarity", "generation", "embedding similarity",

@@ -234,8 +234,16 @@ def test_targets_view(good, bad):
     # NDCG@3 by hand: q1 (1 + 1/2) / (1 + 1/log2 3), q2 (1/log2 3) / 1, q3 1
     ndcg = ((1.5 / (1 + 1 / math.log2(3))) + 1 / math.log2(3) + 1) / 3
     assert df["value"].tolist() == pytest.approx([1.0, (1 + 1 / 2 + 1) / 3, ndcg])
-    assert list(df["rating"]) == ["good", "good", "good"]
-    assert list(bad.targets()["rating"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
+    assert list(df["band"]) == ["good", "good", "good"]
+    # the rating adds the bands the bootstrap interval reaches (3 questions: MRR's reaches 1/2)
+    lo, hi = good.aggregates["mrr@3"].ci_low, good.aggregates["mrr@3"].ci_high
+    assert df.loc[1, ["ci_low", "ci_high"]].tolist() == [lo, hi] and lo <= 0.5
+    assert df.loc[1, "rating"] == "good, but the interval reaches acceptable"
+    from ragworkbook.cli import format_summary  # eval's table shows the same rating
+
+    line = next(x for x in format_summary(good).splitlines() if x.startswith("mrr@3"))
+    assert line.endswith("good, but the interval reaches acceptable")
+    assert list(bad.targets()["band"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
 
 
 # --- judged metrics through a fake judge --------------------------------------------------------
