@@ -68,6 +68,7 @@ from ragworkbook.llm.base import (
     parse_json_output,
     request_key,
 )
+from ragworkbook.llm.defaults import default_model
 
 FORMAT = "ragworkbook-recording/1"
 #: How to record the missing answers, by where the replay runs (see :func:`record_hint`).
@@ -365,8 +366,6 @@ class ReplayGenerator(Generator):
             if models:
                 model = models[0]
             else:
-                from ragworkbook.llm import default_model
-
                 model = default_model("embedded")
         super().__init__(model)
 
