@@ -17,7 +17,17 @@ everything below.
   ``retrieved_context_ids``, ``reference``, ``reference_context_ids``) and
   RAGAS 0.1 (``question``, ``answer``, ``contexts``, ``ground_truth``). Other
   fields are ignored and listed (:attr:`AnswerSet.ignored`).
-- Contexts: strings, or objects with ``text`` and an optional ``id``.
+- Contexts: strings, or objects with ``text`` and an optional ``id``. Optional: a
+  record without them (question, answer, reference: a common export) loads with
+  ``has_contexts=False`` and the metrics that read contexts are undefined.
+- Files: a pipe (``--answers <(cat f)``) or a file without a suffix is read as the
+  format its first bytes show. A UTF-8 byte-order mark is skipped. JSON Lines are
+  read a line at a time, and the records are checked on a fast path that accepts
+  only plainly valid records (the rest are explained by the schema), so loading
+  time per record stays flat from 10k to 1M lines
+  (``benchmarks/bench_loading.py``).
+- Texts: an answer or reference over :data:`MAX_SCORED_CHARS` characters is kept
+  but not scored (:attr:`AnswerRecord.too_long`).
 - Ids: a record without one gets :func:`question_id` of its question; when
   that id is taken in the file, ``-r<position>`` is appended
   (:func:`assign_ids`).
@@ -36,15 +46,20 @@ import ast
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ragworkbook._io import atomic_write_text, is_pipe, read_input
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
+    decode_bytes,
     element_lines,
+    gc_paused,
+    iter_jsonl,
     location,
     parse_csv,
     parse_json,
@@ -52,8 +67,10 @@ from ragworkbook.corpus.jsonfile import (
     raise_problems,
     read_text,
 )
+from ragworkbook.protocols import context_id, context_text
+from ragworkbook.schemas import record_problems
 
-__all__ = ["FIELDS", "LIST_FIELDS", "AnswerRecord", "AnswerSet", "question_id", "assign_ids",
+__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "AnswerRecord", "AnswerSet", "question_id", "assign_ids",
            "resolve_fields", "load_answer_records", "answer_records", "ragas_records", "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
@@ -71,6 +88,11 @@ FIELDS: dict[str, tuple[str, ...]] = {
 LIST_FIELDS = ("contexts", "context_ids", "relevant_ids")
 #: Members of a JSON object that may hold the records.
 _CONTAINERS = ("answers", "rows", "samples")
+#: The longest answer or reference, in characters, that the generation and judged metrics are computed
+#: on. Longer ones are kept in the report but not scored (undefined, reason ``text_too_long``): METEOR
+#: and the embedding similarity of a 10 MB answer take minutes and gigabytes, and no RAG answer is
+#: that long (100,000 characters: about 2 s for every generation metric together, measured).
+MAX_SCORED_CHARS = 100_000
 
 
 def question_id(question: str) -> str:
@@ -98,16 +120,19 @@ def assign_ids(ids: Sequence[str | None], questions: Sequence[str]) -> list[str]
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AnswerRecord:
     """One answered question, as the file gave it.
 
     ``contexts`` are the context texts, best first; ``context_ids`` their ids
-    (``None`` where the file gives none); ``reference`` is None when the file
-    has none (absent, null or blank); ``relevant_ids`` is None when not given
-    (``[]``: given, and nothing is relevant). ``line`` is where the record
-    starts in its file (None for records given in memory); ``id_generated``
-    says the id was made by :func:`assign_ids`.
+    (``None`` where the file gives none); ``has_contexts`` is False when the record
+    gives no contexts at all (a question, answer, reference export: ``contexts`` is
+    then ``[]`` and the metrics that read contexts are undefined, while ``[]`` given
+    means nothing was retrieved); ``reference`` is None when the file has none
+    (absent, null or blank); ``relevant_ids`` is None when not given (``[]``: given,
+    and nothing is relevant). ``line`` is where the record starts in its file (None
+    for records given in memory); ``id_generated`` says the id was made by
+    :func:`assign_ids`.
     """
 
     id: str
@@ -120,11 +145,19 @@ class AnswerRecord:
     relevant_ids: list[str] | None = None
     line: int | None = None
     id_generated: bool = False
+    has_contexts: bool = True
 
     @property
     def has_context_ids(self) -> bool:
         """True when every context has an id (vacuously for no context)."""
         return all(c is not None for c in self.context_ids)
+
+    @property
+    def too_long(self) -> list[str]:
+        """The fields (``answer``, ``reference``) longer than :data:`MAX_SCORED_CHARS`: the metrics that
+        read them are not computed for this record (counted undefined, reason ``text_too_long``)."""
+        return [name for name, text in (("answer", self.answer), ("reference", self.reference))
+                if text is not None and len(text) > MAX_SCORED_CHARS]
 
 
 @dataclass
@@ -236,113 +269,239 @@ def _str_id(x: Any) -> str:
     return str(x)
 
 
-def _record(rec: dict[str, Any], where: str, line: int | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """Validate one cleaned record against the schema and resolve its fields -> (values, problems)."""
-    from ragworkbook.schemas import record_problems
+#: accepted name -> canonical field (for the fast path)
+_CANON = {name: canon for canon, names in FIELDS.items() for name in names}
+_KNOWN = frozenset(_CANON)
 
-    problems = record_problems(rec, "answers", where, "record")
+
+def _visible(text: str) -> bool:
+    """Whether ``text`` matches the schema's ``"pattern": "\\S"``: both validators use Python's ``re``,
+    whose ``\\s`` is ``str.isspace``, so a string that ``strip()`` leaves non-empty."""
+    return bool(text.strip())
+
+
+def _visible_id(x: Any) -> bool:
+    return (type(x) is str and _visible(x)) or type(x) is int
+
+
+def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{canonical field: value}`` of a record in the common, plainly valid shape, or None.
+
+    The fast path of the loader: it accepts a strict subset of what the answers schema accepts
+    (each field under one name, every value of its plainest type), so most records are checked
+    in one pass; anything else (None) goes to the schema, which explains what is wrong. A test
+    checks that nothing accepted here breaks the schema.
+    """
+    out: dict[str, Any] = {}
+    for key, value in rec.items():
+        canon = _CANON.get(key)
+        if canon is None or value is None:
+            continue
+        if canon in out:
+            return None  # given under two names: the slow path checks they agree
+        t = type(value)
+        if canon == "answer":
+            if t is not str:
+                return None
+        elif canon == "question" or canon == "keyword":
+            if t is not str or not _visible(value):
+                return None
+        elif canon == "reference":
+            if t is not str:
+                return None
+        elif canon == "contexts":
+            if t is not list:
+                return None
+            for c in value:
+                if type(c) is not str and not (
+                        type(c) is dict and type(c.get("text")) is str
+                        and (c.get("id") is None or _visible_id(c["id"]))):
+                    return None
+        elif canon == "id":
+            if not _visible_id(value):
+                return None
+        elif t is not list or not all(_visible_id(x) for x in value):  # context_ids, relevant_ids
+            return None
+        out[canon] = value
+    if "question" not in out or "answer" not in out:
+        return None
+    return out
+
+
+def _checked_values(rec: dict[str, Any], where: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The slow path: the schema's problems of ``rec`` (each naming the field), else its values."""
+    try:
+        problems = record_problems(rec, "answers", where, "record")
+    except RecursionError:
+        return None, [f"{where}: a field is nested too deeply (arrays or objects over "
+                      f"{sys.getrecursionlimit()} levels)"]
     if problems:
         return None, problems
     values, problems = resolve_fields(rec, FIELDS, where)
-    if problems:
-        return None, problems
-    texts: list[str] = []
-    inner_ids: list[str | None] = []
-    for c in values["contexts"]:
-        if isinstance(c, str):
-            texts.append(c)
-            inner_ids.append(None)
+    return (None, problems) if problems else (values, [])
+
+
+def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], str], line: int | None,
+            ) -> tuple[AnswerRecord | None, list[str]]:
+    """The record of checked ``values`` (its id the given one, or the question's: see :func:`_build`);
+    ``where()`` names the record in a problem."""
+    given = values.get("contexts")
+    contexts: list[str] = []
+    inner_ids: list[str | None] | None = None
+    if given is not None:
+        if all(type(c) is str for c in given):
+            contexts = given
         else:
-            texts.append(c["text"])
-            inner_ids.append(None if c.get("id") is None else _str_id(c["id"]))
-    ids = inner_ids
+            inner_ids = []
+            for c in given:
+                if isinstance(c, str):
+                    contexts.append(c)
+                    inner_ids.append(None)
+                else:
+                    contexts.append(c["text"])
+                    inner_ids.append(None if c.get("id") is None else _str_id(c["id"]))
+    ids: list[str | None] = inner_ids if inner_ids is not None else [None] * len(contexts)
     if "context_ids" in values:
-        given = [_str_id(x) for x in values["context_ids"]]
-        name = next(n for n in FIELDS["context_ids"] if n in rec)
-        if len(given) != len(texts):
-            problems.append(f"{where}: field {name!r} has {len(given)} ids for {len(texts)} contexts: "
-                            "give one id per context, in the same order")
-        elif any(i is not None and i != g for i, g in zip(inner_ids, given, strict=True)):
-            problems.append(f"{where}: field {name!r} contradicts the ids inside the contexts: keep one")
-        ids = given
-    if problems:
-        return None, problems
+        cids = [_str_id(x) for x in values["context_ids"]]
+        name = next(n for n in FIELDS["context_ids"] if rec.get(n) is not None)
+        if given is not None and len(cids) != len(contexts):
+            return None, [f"{where()}: field {name!r} has {len(cids)} ids for {len(contexts)} contexts: "
+                          "give one id per context, in the same order"]
+        inner = inner_ids or []
+        if any(i is not None and i != g for i, g in zip(inner, cids, strict=False)):
+            return None, [f"{where()}: field {name!r} contradicts the ids inside the contexts: keep one"]
+        ids = cids
     reference = values.get("reference")
-    keyword = values.get("keyword")
     relevant = values.get("relevant_ids")
-    return {
-        "id": None if "id" not in values else _str_id(values["id"]),
-        "question": values["question"], "answer": values["answer"],
-        "contexts": texts, "context_ids": ids,
-        "reference": reference if isinstance(reference, str) and reference.strip() else None,
-        "keyword": keyword,
-        "relevant_ids": None if relevant is None else [_str_id(x) for x in relevant],
-        "line": line,
-    }, []
+    rid = values.get("id")
+    question = values["question"]
+    return AnswerRecord(
+        id=question_id(question) if rid is None else _str_id(rid), question=question, answer=values["answer"],
+        contexts=contexts, context_ids=ids,
+        reference=reference if isinstance(reference, str) and reference.strip() else None,
+        keyword=values.get("keyword"),
+        relevant_ids=None if relevant is None else [_str_id(x) for x in relevant],
+        line=line, id_generated=rid is None, has_contexts=given is not None), []
 
 
-def _build(entries: Sequence[tuple[str, int | None, Any]], source: str, csv: bool = False) -> AnswerSet:
-    """Check every entry ``(where, line, record)`` and build the set, or raise all the problems."""
+#: An entry of :func:`_build`: (line in the file or None, 1-based record number or None, record)
+_Entry = tuple[int | None, int | None, Any]
+
+
+def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, int | None], str], *,
+           raw: bool = True, csv: bool = False) -> AnswerSet:
+    """Check every entry and build the set, or raise all the problems.
+
+    ``raw``: the records are plain JSON values (a file's), which the fast path checks as they
+    are; otherwise (CSV cells, DataFrame values) they are cleaned first. Records are made as
+    they come (nothing else is kept per record); the ids of records without one are settled at
+    the end, as :func:`assign_ids` says.
+    """
     problems: list[str] = []
-    parsed: list[dict[str, Any]] = []
-    known = {n for names in FIELDS.values() for n in names}
+    records: list[AnswerRecord] = []
     ignored: list[str] = []
-    first_at: dict[str, str] = {}
-    for where, line, rec in entries:
-        if isinstance(rec, Mapping):
-            rec, cell_problems = _clean(rec, where, csv)
-        else:
-            problems.append(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+    first_at: dict[str, tuple[int | None, int | None]] = {}
+    given_ids: set[str] = set()
+    n = 0
+    for line, index, rec in entries:
+        n += 1
+        if not isinstance(rec, Mapping):
+            problems.append(f"{where(line, index)}: a record must be a JSON object, got {type(rec).__name__}")
             continue
         for key in rec:
-            if key not in known and key not in ignored:
-                ignored.append(key)
-        if cell_problems:
-            problems.extend(cell_problems)
-            continue
-        values, rec_problems = _record(rec, where, line)
-        if rec_problems:
-            problems.extend(rec_problems)
-            continue
-        rid = values["id"]
-        if rid is not None:
-            if rid in first_at:
-                problems.append(f"{where}: field 'id': duplicate id {rid!r} (first at {first_at[rid]}); "
-                                "ids must be unique")
+            if key not in _KNOWN and key not in ignored:
+                ignored.append(str(key))
+        values = _fast_values(rec) if raw else None
+        if values is None:
+            rec, found = _clean(rec, where(line, index), csv)
+            if found:
+                problems.extend(found)
                 continue
-            first_at[rid] = where
-        parsed.append(values)
-    if not entries:
+            values, found = _checked_values(rec, where(line, index))
+            if found:
+                problems.extend(found)
+                continue
+        record, found = _record(values, rec, lambda: where(line, index), line)  # noqa: B023 - called at once
+        if found:
+            problems.extend(found)
+            continue
+        if not record.id_generated:
+            rid = record.id
+            if rid in first_at:
+                problems.append(f"{where(line, index)}: field 'id': duplicate id {rid!r} (first at "
+                                f"{where(*first_at[rid])}); ids must be unique")
+                continue
+            first_at[rid] = (line, index)
+            given_ids.add(rid)
+        records.append(record)
+    if not n:
         problems.append(f"{source}: no records (expected one record per answered question)")
     raise_problems(source, problems)
-    ids = assign_ids([p["id"] for p in parsed], [p["question"] for p in parsed])
-    records = [AnswerRecord(id=i, question=p["question"], answer=p["answer"], contexts=p["contexts"],
-                            context_ids=p["context_ids"], reference=p["reference"], keyword=p["keyword"],
-                            relevant_ids=p["relevant_ids"], line=p["line"], id_generated=p["id"] is None)
-               for i, p in zip(ids, parsed, strict=True)]
+    taken = set(given_ids)
+    for pos, record in enumerate(records, start=1):  # assign_ids, without a second list of every id
+        if record.id_generated:
+            cand = record.id
+            while cand in taken:
+                cand = f"{cand}-r{pos}"
+            taken.add(cand)
+            if cand != record.id:
+                records[pos - 1] = replace(record, id=cand)
     return AnswerSet(records=records, source=source, ignored=ignored)
+
+
+def _sniff(head: bytes) -> str:
+    """The format of an answers stream without a telling suffix (a pipe): ``"json"`` when it opens
+    with ``[`` (or ``{`` on a line of its own, a pretty-printed object), ``"jsonl"`` when its first
+    line is a JSON object, else ``"csv"``."""
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"["):
+        return "json"
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        try:
+            obj = json.loads(first)
+        except ValueError:
+            return "json"
+        if isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _CONTAINERS):
+            return "json"
+        return "jsonl"
+    return "csv"
 
 
 def load_answer_records(path: PathLike) -> AnswerSet:
     """Read and check an answers file (``.jsonl``, ``.json`` or ``.csv``; see the module docstring).
 
-    FileNotFoundError for a missing file; :class:`DatasetError` listing every
-    problem of the file (line and field), up to the cap.
+    A pipe (``--answers <(cat f)``) or a file without a suffix is read as the format its first
+    bytes show (:func:`_sniff`). JSON Lines are read a line at a time. FileNotFoundError for a
+    missing file; :class:`DatasetError` listing every problem of the file (line and field), up to
+    the cap.
     """
     path = Path(path)
-    text = read_text(path)
     suffix = path.suffix.lower()
     source = str(path)
-    if suffix == ".jsonl":
-        entries = [(location(path, ln), ln, rec) for ln, rec in parse_jsonl(path, text)]
-        return _build(entries, source)
-    if suffix == ".csv":
-        entries = [(location(path, ln), ln, rec) for ln, rec in parse_csv(path, text)]
-        return _build(entries, source, csv=True)
-    if suffix != ".json":
-        raise DatasetError(f"{path}: an answers file is .jsonl, .json or .csv, got "
-                           f"{path.suffix or 'no suffix'!r} (`ragworkbook schema answers` describes the "
-                           "format)")
+    with gc_paused():
+        if suffix not in (".jsonl", ".json", ".csv"):
+            if suffix and not is_pipe(path):
+                raise DatasetError(f"{path}: an answers file is .jsonl, .json or .csv, got {path.suffix!r} "
+                                   "(`ragworkbook schema answers` describes the format)")
+            data = read_input(path, "answers file")
+            kind = _sniff(data[:4096])
+            text = decode_bytes(path, data)
+            del data
+        else:
+            kind, text = suffix[1:], None
+        if kind == "jsonl":
+            records = iter_jsonl(path) if text is None else parse_jsonl(path, text)
+            return _build(((ln, None, rec) for ln, rec in records), source, lambda ln, _i: location(path, ln))
+        text = read_text(path) if text is None else text
+        if kind == "csv":
+            rows = parse_csv(path, text)
+            return _build(((ln, None, rec) for ln, rec in rows), source, lambda ln, _i: location(path, ln),
+                          raw=False, csv=True)
+        return _load_json(path, text, source)
+
+
+def _load_json(path: Path, text: str, source: str) -> AnswerSet:
     obj = parse_json(path, text)
     if isinstance(obj, list):
         raw, lines = obj, element_lines('{"items": ' + text, "items")
@@ -355,11 +514,11 @@ def load_answer_records(path: PathLike) -> AnswerSet:
         raw, lines = obj[key], element_lines(text, key)
     else:
         raise DatasetError(f"{path}: a JSON answers file is an array of records, got {type(obj).__name__}")
+    del text
     if len(lines) != len(raw):
         lines = [0] * len(raw)
-    entries = [(location(path, ln) + f" (record {i})", ln or None, rec)
-               for i, (ln, rec) in enumerate(zip(lines, raw, strict=True), start=1)]
-    return _build(entries, source)
+    return _build(((ln or None, i, rec) for i, (ln, rec) in enumerate(zip(lines, raw, strict=True), start=1)),
+                  source, lambda ln, i: location(path, ln) + f" (record {i})")
 
 
 def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
@@ -374,8 +533,8 @@ def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
     if isinstance(records, (str, bytes, Mapping)):
         raise TypeError("answer_records takes a list of records (dicts) or a DataFrame; for a file use "
                         "load_answer_records(path)")
-    entries = [(f"{source}, record {i}", None, rec) for i, rec in enumerate(records, start=1)]
-    return _build(entries, source)
+    return _build(((None, i, rec) for i, rec in enumerate(records, start=1)), source,
+                  lambda _ln, i: f"{source}, record {i}", raw=False)
 
 
 def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] | None = None, *,
@@ -388,8 +547,6 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
     dicts of a saved run (``answers`` of a ``save_answers`` file). ``ids``: also write each answer's
     ``id`` (RAGAS has no id field; without it the reader makes one from the question).
     """
-    from ragworkbook.protocols import context_id, context_text
-
     out: list[dict[str, Any]] = []
     for a in answers:
         get = a.get if isinstance(a, Mapping) else (lambda k, _a=a: getattr(_a, k, None))
@@ -409,7 +566,5 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
 
 def save_answer_records(records: Iterable[Mapping[str, Any]], path: PathLike) -> Path:
     """Write records as JSON Lines (UTF-8, one record a line, keys in the given order), atomically."""
-    from ragworkbook._io import atomic_write_text
-
     text = "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in records)
     return atomic_write_text(path, text)

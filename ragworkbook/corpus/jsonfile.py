@@ -275,7 +275,7 @@ def _decode(text: str) -> Any:
     except RecursionError:
         raise _Invalid(f"JSON nested too deeply (over {sys.getrecursionlimit()} levels of arrays and "
                        "objects, more than any record of this package has); is it the right file?") from None
-    m = _SURROGATE_ESCAPE.search(text)
+    m = _SURROGATE_ESCAPE.search(text) if ("\\ud" in text or "\\uD" in text) else None
     if m is not None:
         field = _lone_surrogate(value)
         if field is not None:
