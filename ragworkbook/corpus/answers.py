@@ -70,8 +70,9 @@ from ragworkbook.corpus.jsonfile import (
 from ragworkbook.protocols import context_id, context_text
 from ragworkbook.schemas import record_problems
 
-__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "AnswerRecord", "AnswerSet", "question_id", "assign_ids",
-           "resolve_fields", "load_answer_records", "answer_records", "ragas_records", "save_answer_records"]
+__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "AnswerRecord", "AnswerSet", "question_id",
+           "assign_ids", "resolve_fields", "load_answer_records", "answer_records", "ragas_records",
+           "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -341,6 +342,28 @@ def _checked_values(rec: dict[str, Any], where: str) -> tuple[dict[str, Any] | N
     return (None, problems) if problems else (values, [])
 
 
+class _NoIds(list):  # type: ignore[type-arg]
+    """The ``context_ids`` of contexts without ids: ``[None] * n``, one read-only list per ``n`` shared
+    by every record (a million records do not hold a million lists of Nones)."""
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("the context ids of a loaded record are read-only; copy them: "
+                        "list(record.context_ids)")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+
+
+_NO_IDS: dict[int, _NoIds] = {}
+
+
+def _no_ids(n: int) -> list[str | None]:
+    shared = _NO_IDS.get(n)
+    if shared is None:
+        shared = _NO_IDS.setdefault(n, _NoIds([None] * n))
+    return shared
+
+
 def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], str], line: int | None,
             ) -> tuple[AnswerRecord | None, list[str]]:
     """The record of checked ``values`` (its id the given one, or the question's: see :func:`_build`);
@@ -350,7 +373,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
     inner_ids: list[str | None] | None = None
     if given is not None:
         if all(type(c) is str for c in given):
-            contexts = given
+            contexts = given[:]  # an exact-size copy: the parser's list has room to grow
         else:
             inner_ids = []
             for c in given:
@@ -360,7 +383,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
                 else:
                     contexts.append(c["text"])
                     inner_ids.append(None if c.get("id") is None else _str_id(c["id"]))
-    ids: list[str | None] = inner_ids if inner_ids is not None else [None] * len(contexts)
+    ids: list[str | None] = inner_ids if inner_ids is not None else _no_ids(len(contexts))
     if "context_ids" in values:
         cids = [_str_id(x) for x in values["context_ids"]]
         name = next(n for n in FIELDS["context_ids"] if rec.get(n) is not None)
@@ -390,23 +413,25 @@ _Entry = tuple[int | None, int | None, Any]
 
 def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, int | None], str], *,
            raw: bool = True, csv: bool = False) -> AnswerSet:
-    """Check every entry and build the set, or raise all the problems.
+    """Check every entry and build the set, or raise all the problems (in file order).
 
     ``raw``: the records are plain JSON values (a file's), which the fast path checks as they
     are; otherwise (CSV cells, DataFrame values) they are cleaned first. Records are made as
-    they come (nothing else is kept per record); the ids of records without one are settled at
-    the end, as :func:`assign_ids` says.
+    they come and nothing else is kept per record but its place (a line number the record
+    holds anyway); repeated ids are found by sorting the ids once at the end, and the ids of
+    records without one are settled as :func:`assign_ids` says.
     """
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []  # (line or record number, message)
     records: list[AnswerRecord] = []
+    places: list[int] = []  # the record numbers of records without a line (records given in memory)
     ignored: list[str] = []
-    first_at: dict[str, tuple[int | None, int | None]] = {}
-    given_ids: set[str] = set()
     n = 0
     for line, index, rec in entries:
         n += 1
+        place = line or index or n
         if not isinstance(rec, Mapping):
-            problems.append(f"{where(line, index)}: a record must be a JSON object, got {type(rec).__name__}")
+            problems.append((place, f"{where(line, index)}: a record must be a JSON object, got "
+                                    f"{type(rec).__name__}"))
             continue
         for key in rec:
             if key not in _KNOWN and key not in ignored:
@@ -414,39 +439,60 @@ def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, 
         values = _fast_values(rec) if raw else None
         if values is None:
             rec, found = _clean(rec, where(line, index), csv)
+            if not found:
+                values, found = _checked_values(rec, where(line, index))
             if found:
-                problems.extend(found)
-                continue
-            values, found = _checked_values(rec, where(line, index))
-            if found:
-                problems.extend(found)
+                problems.extend((place, p) for p in found)
                 continue
         record, found = _record(values, rec, lambda: where(line, index), line)  # noqa: B023 - called at once
         if found:
-            problems.extend(found)
+            problems.extend((place, p) for p in found)
             continue
-        if not record.id_generated:
-            rid = record.id
-            if rid in first_at:
-                problems.append(f"{where(line, index)}: field 'id': duplicate id {rid!r} (first at "
-                                f"{where(*first_at[rid])}); ids must be unique")
-                continue
-            first_at[rid] = (line, index)
-            given_ids.add(rid)
         records.append(record)
+        if line is None:
+            places.append(place)
     if not n:
-        problems.append(f"{source}: no records (expected one record per answered question)")
-    raise_problems(source, problems)
-    taken = set(given_ids)
-    for pos, record in enumerate(records, start=1):  # assign_ids, without a second list of every id
+        problems.append((0, f"{source}: no records (expected one record per answered question)"))
+    ids = sorted(r.id for r in records)
+    repeated = {ids[i] for i in range(1, len(ids)) if ids[i] == ids[i - 1]}  # given twice, or made twice
+    del ids
+    if repeated:
+        problems.extend(_duplicates(records, places, repeated, where))
+        problems.sort(key=lambda p: p[0])
+    raise_problems(source, [p for _, p in problems])
+    if repeated:
+        _settle_generated_ids(records)
+    return AnswerSet(records=records, source=source, ignored=ignored)
+
+
+def _duplicates(records: list[AnswerRecord], places: list[int], repeated: set[str],
+                where: Callable[[int | None, int | None], str]) -> list[tuple[int, str]]:
+    """The problems of given ids that repeat an earlier record's (each naming the first)."""
+    first: dict[str, int] = {}
+    out: list[tuple[int, str]] = []
+    for pos, r in enumerate(records):
+        if r.id_generated or r.id not in repeated:
+            continue
+        j = first.setdefault(r.id, pos)
+        if j != pos:
+            def at(k: int) -> str:
+                return where(records[k].line, None if records[k].line else places[k])
+            out.append((places[pos], f"{at(pos)}: field 'id': duplicate id {r.id!r} (first at {at(j)}); "
+                                     "ids must be unique"))
+    return out
+
+
+def _settle_generated_ids(records: list[AnswerRecord]) -> None:
+    """:func:`assign_ids` for the records whose id was made from the question, in place."""
+    taken = {r.id for r in records if not r.id_generated}
+    for pos, record in enumerate(records, start=1):
         if record.id_generated:
             cand = record.id
             while cand in taken:
                 cand = f"{cand}-r{pos}"
-            taken.add(cand)
             if cand != record.id:
                 records[pos - 1] = replace(record, id=cand)
-    return AnswerSet(records=records, source=source, ignored=ignored)
+            taken.add(cand)
 
 
 def _sniff(head: bytes) -> str:
@@ -518,7 +564,7 @@ def _load_json(path: Path, text: str, source: str) -> AnswerSet:
     if len(lines) != len(raw):
         lines = [0] * len(raw)
     return _build(((ln or None, i, rec) for i, (ln, rec) in enumerate(zip(lines, raw, strict=True), start=1)),
-                  source, lambda ln, i: location(path, ln) + f" (record {i})")
+                  source, lambda ln, i: location(path, ln) + (f" (record {i})" if i else ""))
 
 
 def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
