@@ -357,12 +357,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if metrics is not None:
         metrics += [m for m in gate_metrics if m not in metrics]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
-    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge)
+    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge, min_pairs=args.min_pairs,
+                    allow_incomplete=args.allow_incomplete or not gate_metrics)
     if args.json:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted}
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -377,6 +378,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for m, why in gate.untrusted.items():
         print(f"GATE FAILED: {m} is judged by an LLM whose reliability is not established: {why}",
               file=sys.stderr)
+    for which, why in gate.incomplete.items():
+        path = args.report_a if which == "A" else args.report_b
+        print(f"GATE FAILED: report {which} ({path}) is incomplete: {why}", file=sys.stderr)
+    if not gate_metrics:
+        for which, why in cmp.incomplete.items():
+            print(f"note: report {which} is incomplete: {why}", file=sys.stderr)
     return 0 if gate.passed else 1
 
 
@@ -597,8 +604,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
             description="Compare report B against report A question by question (paired "
             "randomisation test per metric). Exit 1 when B is significantly worse on a "
-            "--fail-if-worse metric, or when that metric cannot be compared (no question scored "
-            "in both): usable as a regression gate in CI.")
+            "--fail-if-worse metric, or when that metric cannot be compared well enough to tell (fewer "
+            "than --min-pairs questions scored in both, 6 at alpha 0.05, or more values failed than "
+            "compared), or when a report is an interrupted run (unless --allow-incomplete): usable as a "
+            "regression gate in CI.")
     p.add_argument("report_a", help="baseline report JSON")
     p.add_argument("report_b", help="new report JSON")
     p.add_argument("--metric", action="append", default=None,
@@ -606,6 +615,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
                    help="exit 1 if B is significantly worse than A on METRIC, or METRIC cannot be "
                    "compared (repeatable)")
+    p.add_argument("--min-pairs", type=int, default=None, metavar="N",
+                   help="fewest questions scored in both reports for the gate to judge a metric (default: "
+                   "the fewest with which the test can reach p < alpha: 6 at alpha 0.05); the gate also "
+                   "fails a metric with more values failed than compared")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="gate on a report saved by an interrupted run (meta.complete false); by default the "
+                   "gate fails on it and says how many questions were not run")
     p.add_argument("--trust-judge", action="store_true",
                    help="gate on a judged metric even when its judge's reliability is unmeasured or below "
                    "the agreement threshold (by default the gate fails on it and says why)")

@@ -237,8 +237,8 @@ def test_the_gate_fails_and_says_why_when_b_has_no_value_for_the_metric(tmp_path
               for i, v in enumerate(values)]
         return Report(rows=rs, metrics=["bleu", "token_f1"])
 
-    a = report([10.0, 20.0, 30.0, 40.0]).save(tmp_path / "a.json")
-    b = report([None] * 4).save(tmp_path / "b.json")
+    a = report([10.0, 20.0, 30.0, 40.0, 50.0, 60.0]).save(tmp_path / "a.json")
+    b = report([None] * 6).save(tmp_path / "b.json")
     assert main(["compare", str(a), str(b), "--fail-if-worse", "bleu"]) == 1
     err = capsys.readouterr().err
     assert "GATE FAILED: cannot compare bleu:" in err

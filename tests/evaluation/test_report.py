@@ -196,10 +196,11 @@ def test_gate_fails_when_a_metric_cannot_be_compared(good):
                                   "undefined": 0}
     cmp = compare_reports(good, Report.from_dict(data), ["bleu", "rouge_l"])
     assert cmp.table.loc["bleu", "verdict"] == "not compared (no pairs)"
-    gate = cmp.gate(["bleu", "rouge_l"])
+    gate = cmp.gate(["bleu", "rouge_l"], min_pairs=1)  # three questions: the minimum is lowered
     assert not gate.passed and gate.worse == [] and list(gate.not_compared) == ["bleu"]
     assert "3 pairs failed" in gate.not_compared["bleu"]
-    assert cmp.gate(["rouge_l"]).passed
+    assert cmp.gate(["rouge_l"], min_pairs=1).passed
+    assert "only 3 pairs compared" in cmp.gate(["rouge_l"]).not_compared["rouge_l"]  # the default: 6
 
 
 def test_resolve_metrics_errors():
