@@ -16,7 +16,8 @@
   overwrites the answers, recording or eval set it was made from.
 - :func:`read_input`: the bytes of an input file, which may also be a pipe (``<(cat f)``, a
   named FIFO): a pipe is read once something writes to it, and one nothing writes to is an
-  error after :data:`PIPE_WAIT` seconds instead of a hang. :func:`is_pipe` tells one.
+  error after :data:`PIPE_WAIT` seconds instead of a hang. :func:`is_pipe` tells one;
+  :func:`as_regular_file` hands a pipe's content to a reader that opens paths itself.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PIPE_WAIT", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "check_writable",
-           "check_not_input", "file_lock", "is_pipe", "locked_update", "read_input"]
+__all__ = ["PIPE_WAIT", "as_regular_file", "atomic_write_bytes", "atomic_write_text", "atomic_write_json",
+           "check_writable", "check_not_input", "file_lock", "is_pipe", "locked_update", "read_input"]
 
 #: Seconds :func:`read_input` waits for a pipe's writer to send something before giving up.
 PIPE_WAIT = 30.0
@@ -252,3 +253,23 @@ def read_input(path: str | os.PathLike[str], what: str = "file", wait: float | N
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def as_regular_file(path: str | os.PathLike[str], what: str = "file") -> Iterator[Path]:
+    """``path`` itself when it is not a pipe; for a pipe, a temporary regular file holding what the pipe
+    sent (:func:`read_input`: a pipe nothing writes to is a TimeoutError, not a hang), removed when
+    the block ends. For readers that open a path themselves (and would block on a silent FIFO)."""
+    path = Path(path)
+    if not is_pipe(path):
+        yield path
+        return
+    data = read_input(path, what)
+    fd, tmp = tempfile.mkstemp(prefix=".ragworkbook-pipe.", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        yield Path(tmp)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

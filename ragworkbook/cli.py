@@ -9,8 +9,10 @@ Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 with a problem) or a generation backend cannot answer (no Ollama server, model
 not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
 and exits 0 when only some questions failed, counted in the report); 2 for bad input
-(unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
-printed as ``ragworkbook CMD: error: ...``.
+(unknown metric, missing, unreadable or malformed file, an output path that cannot be written or
+that is one of the command's inputs, a bad ``OLLAMA_HOST``), printed as ``ragworkbook CMD: error:
+...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
+(``ragworkbook ... | head``).
 """
 
 from __future__ import annotations
@@ -32,18 +34,32 @@ class UsageError(Exception):
 def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
     ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    import os
     import shlex
 
     from ragworkbook.llm import get_generator
+    from ragworkbook.llm.replay import is_bundled
 
+    backend = (args.backend or os.environ.get("RAGWORKBOOK_BACKEND", "")).strip().lower()
+    if backend == "replay" and not args.recording:
+        raise UsageError("--backend replay answers from a recording: give --recording FILE (a recording is "
+                         "made by running the same command live with RAGWORKBOOK_RECORD=1 and --backend "
+                         "embedded or ollama)")
     argv = list(getattr(args, "argv", None) or [])
     if "--backend" in argv:
         i = argv.index("--backend")
         del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--backend=")]
+    copy = ""
+    if args.recording and is_bundled(args.recording):
+        # the bundled recordings are the package's own: record into a copy of the user's
+        mine = "my_recording.json"
+        argv = [mine if a == args.recording else a.replace(args.recording, mine) for a in argv]
+        copy = (f"; {args.recording} is a recording bundled with ragworkbook: copy it first (cp "
+                f"{shlex.quote(str(args.recording))} {mine}) and record into the copy")
     hint = ("record the missing answers by running the command live: RAGWORKBOOK_RECORD=1 "
             + shlex.join(["ragworkbook", *argv, "--backend", "embedded"])
-            + " (or --backend ollama)")
+            + " (or --backend ollama)" + copy)
     kwargs = {"timeout": args.ollama_timeout} if getattr(args, "ollama_timeout", None) is not None else {}
     return get_generator(backend=args.backend, model=args.model, recording=args.recording,
                          announce=announce, record_hint=hint, **kwargs)
@@ -168,6 +184,19 @@ def _unscored_lines(report: Report) -> list[str]:
     return out
 
 
+def _eval_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The files ``eval`` reads, by option (the defaults too): ``--out`` must be none of them."""
+    from ragworkbook.corpus.eval_set import DEFAULT_EVAL_SET
+    from ragworkbook.corpus.pages import DEFAULT_CORPUS
+    from ragworkbook.paths import data_path
+
+    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels}
+    if not args.answers:
+        inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
+        inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
+    return inputs
+
+
 def _eval_judge(args: argparse.Namespace) -> Any:
     if not args.judge:
         return None
@@ -238,11 +267,12 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
-    from ragworkbook._io import check_writable
+    from ragworkbook._io import as_regular_file, check_not_input, check_writable
     from ragworkbook._validate import check_k
 
     if args.out:
         check_writable(args.out)  # before any work: a long run never ends on an unwritable path
+        check_not_input(args.out, _eval_inputs(args))  # nor overwrites what it reads
     if args.resume and not args.out:
         raise UsageError("--resume continues the report written to --out: give --out PATH")
     if args.resume and args.answers:
@@ -253,9 +283,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.qrels:
         from ragworkbook.corpus.trec import read_qrels
 
-        qrels = read_qrels(args.qrels)
+        with as_regular_file(args.qrels, "qrels file") as path:  # a pipe: read once, never a hang
+            try:
+                qrels = read_qrels(path)
+            except ValueError as exc:
+                raise ValueError(str(exc).replace(str(path), str(args.qrels))) from None
     if args.answers:
         report = _eval_answers(args, k, qrels)
+        if not report.metrics:
+            from ragworkbook.evaluation.needs import nothing_to_score
+
+            given = {"judge"} if args.judge else set()
+            given |= {"contexts"} if any(r.get("contexts") for r in report.rows) else set()
+            given |= {"reference"} if any(r.get("reference") for r in report.rows) else set()
+            raise UsageError(nothing_to_score(args.answers, given))
         if args.out:
             report.save(args.out)
     else:
@@ -693,7 +734,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
 
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:  # `ragworkbook ... | head`: the reader left; nothing to say, as `cat` would
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, the status of a command the closed pipe stopped
     except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -702,6 +748,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of the closed pipe is silent."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (captured): nothing will be flushed to a pipe
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,52 @@
+"""What each metric family needs, said in words, from the registry's declarations.
+
+The registry (:mod:`ragworkbook.metrics.registry`) declares what every metric needs (its
+``needs``: relevance judgements, a reference answer, an LLM judge, the retrieved contexts).
+:func:`family_needs` reads those declarations per family, and :func:`nothing_to_score` turns
+them into the message ``eval --answers`` prints when no metric can be computed for a file (no
+reference, no relevance, no ``--judge``), instead of an empty table: which family needs what,
+and how an answers file or the command line gives it. Only the wording of each need lives
+here (:data:`HOW`); which metric needs what is the registry's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ragworkbook.metrics.registry import FAMILIES, NEEDS, specs
+
+__all__ = ["HOW", "family_needs", "nothing_to_score"]
+
+#: How ``eval --answers`` gets each need of the registry (:data:`ragworkbook.metrics.registry.NEEDS`).
+HOW: dict[str, str] = {
+    "relevance": "relevance judgements: --qrels FILE, or per record relevant ids (reference_context_ids) "
+                 "or a keyword",
+    "reference": "a reference answer per record (reference, or ground_truth)",
+    "judge": "an LLM judge: --judge (with --backend and --model)",
+    "contexts": "the retrieved contexts per record (contexts, or retrieved_contexts; their ids for relevance "
+                "by id)",
+}
+
+
+def family_needs(family: str) -> tuple[list[str], list[str]]:
+    """``(needed by every metric of the family, needed by some of them only)``, in :data:`NEEDS` order."""
+    sets = [set(s.needs) for s in specs(family)]
+    every = set.intersection(*sets) if sets else set()
+    some = set.union(*sets) - every if sets else set()
+    return [n for n in NEEDS if n in every], [n for n in NEEDS if n in some]
+
+
+def nothing_to_score(source: str, given: Iterable[str] = ()) -> str:
+    """The message for an answers file none of whose metrics can be computed: per family, what its
+    metrics need (``given``: the needs that are met, marked as such)."""
+    have = set(given)
+    lines = [f"nothing to score in {source}: no metric can be computed from what it gives. Each family of "
+             "metrics needs:"]
+    for family in FAMILIES:
+        every, some = family_needs(family)
+        need = "; and ".join(HOW[n] + (" (given)" if n in have else "") for n in every)
+        extra = f"; some also need {' and '.join(HOW[n].split(':')[0] for n in some)}" if some else ""
+        names = ", ".join(s.name for s in specs(family) if s.default)
+        lines.append(f"  {family} ({names}, ...): {need}{extra}")
+    lines.append("Give one of them (`ragworkbook schema answers` lists the fields of a record).")
+    return "\n".join(lines)
