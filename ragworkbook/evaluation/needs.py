@@ -15,16 +15,18 @@ from collections.abc import Iterable
 
 from ragworkbook.metrics.registry import FAMILIES, NEEDS, specs
 
-__all__ = ["HOW", "family_needs", "nothing_to_score"]
+__all__ = ["NAMES", "HOW", "family_needs", "nothing_to_score"]
+
+#: Each need of the registry (:data:`ragworkbook.metrics.registry.NEEDS`) in a few words.
+NAMES: dict[str, str] = {"relevance": "relevance judgements", "reference": "a reference answer",
+                         "judge": "an LLM judge", "contexts": "the retrieved contexts"}
 
 #: How ``eval --answers`` gets each need of the registry (:data:`ragworkbook.metrics.registry.NEEDS`).
 HOW: dict[str, str] = {
-    "relevance": "relevance judgements: --qrels FILE, or per record relevant ids (reference_context_ids) "
-                 "or a keyword",
-    "reference": "a reference answer per record (reference, or ground_truth)",
-    "judge": "an LLM judge: --judge (with --backend and --model)",
-    "contexts": "the retrieved contexts per record (contexts, or retrieved_contexts; their ids for relevance "
-                "by id)",
+    "relevance": "--qrels FILE, or per record relevant_ids / reference_context_ids or a keyword",
+    "reference": "per record reference or ground_truth",
+    "judge": "--judge, with --backend and --model",
+    "contexts": "per record contexts or retrieved_contexts; for relevance by id, retrieved_context_ids do",
 }
 
 
@@ -44,8 +46,8 @@ def nothing_to_score(source: str, given: Iterable[str] = ()) -> str:
              "metrics needs:"]
     for family in FAMILIES:
         every, some = family_needs(family)
-        need = "; and ".join(HOW[n] + (" (given)" if n in have else "") for n in every)
-        extra = f"; some also need {' and '.join(HOW[n].split(':')[0] for n in some)}" if some else ""
+        need = "; and ".join(f"{NAMES[n]} ({HOW[n]})" + (" - given" if n in have else "") for n in every)
+        extra = f"; some also need {' and '.join(NAMES[n] for n in some)}" if some else ""
         names = ", ".join(s.name for s in specs(family) if s.default)
         lines.append(f"  {family} ({names}, ...): {need}{extra}")
     lines.append("Give one of them (`ragworkbook schema answers` lists the fields of a record).")
