@@ -39,6 +39,7 @@ from ragworkbook.corpus.jsonfile import (
     require_str,
 )
 from ragworkbook.corpus.pdf import load_pdf_corpus, load_pdf_pages
+from ragworkbook.paths import data_path
 
 __all__ = ["DEFAULT_CORPUS", "TEXT_SUFFIXES", "Page", "Corpus", "load_corpus", "load_text_corpus",
            "load_folder_corpus", "corpus_kind", "corpus_from_pages"]
@@ -124,8 +125,6 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
     Errors name the path (and for JSON the line and the field).
     """
     if path is None:
-        from ragworkbook.paths import data_path
-
         path = data_path(DEFAULT_CORPUS)
     path = Path(path)
     kind = corpus_kind(path)

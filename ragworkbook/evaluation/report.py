@@ -36,12 +36,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragworkbook._io import atomic_write_json, read_input
+from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
+from ragworkbook.metrics.registry import parse_metric
 from ragworkbook.outcomes import FAILED, SCORED, Aggregate, Unscored, aggregate
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ragworkbook.corpus.eval_set import EvalItem, EvalSet
 
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "Report"]
 
@@ -100,8 +100,6 @@ class Report:
         """The reliability card of the judge behind ``metric`` (None for a metric no judge
         scored; ``{"status": "unmeasured", ...}`` for a judged metric without a card)."""
         self._check_metric(metric)
-        from ragworkbook.metrics.registry import parse_metric
-
         try:
             judged = parse_metric(metric).family == "judged"
         except ValueError:
@@ -156,8 +154,6 @@ class Report:
 
     def check_eval_set(self, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> None:
         """Raise ValueError unless the report's questions are exactly ``eval_set``'s (ids and texts)."""
-        from ragworkbook.corpus.eval_set import as_items
-
         items = {it.id: it.question for it in as_items(eval_set)}
         mine = {str(r["id"]): r.get("question") for r in self.rows}
         name = self.meta.get("name") or "the report"
