@@ -393,10 +393,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 r.check_eval_set(es)
             except ValueError as exc:
                 raise ValueError(f"{path}: {exc}") from None
+    from ragworkbook.metrics.registry import find_metric
+
     gate_metrics = _split_names(args.fail_if_worse) or []
     metrics = _split_names(args.metric)
+    if metrics is None and gate_metrics:  # every metric both have, and the gated ones (which may lack)
+        metrics = [m for m in a.metrics if m in b.metrics]
     if metrics is not None:
-        metrics += [m for m in gate_metrics if m not in metrics]
+        metrics += [m for m in gate_metrics if find_metric(m, metrics) is None]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
     gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge, min_pairs=args.min_pairs,
                     allow_incomplete=args.allow_incomplete or not gate_metrics)

@@ -233,6 +233,9 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     _check_same_questions(a, b)
     common = [m for m in a.metrics if m in b.metrics]
     names = common if metrics is None else list(metrics)
+    if not names:
+        raise ValueError(f"the reports have no metric in common (A: {', '.join(a.metrics) or 'none'}; B: "
+                         f"{', '.join(b.metrics) or 'none'}): nothing to compare")
     by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
     rows = []
     reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
