@@ -212,14 +212,14 @@ def test_unreadable_inputs_are_one_line_errors(tmp_path, capsys, monkeypatch, op
     binary.write_bytes(b"\xff\xfe\x00\x01")
     locked = tmp_path / "locked.json"
     locked.write_text("{}")
-    real = Path.read_text
+    real = Path.read_bytes
 
-    def read_text(self, *a, **kw):
+    def read_bytes(self, *a, **kw):
         if self == locked:
             raise PermissionError(13, "Permission denied")
         return real(self, *a, **kw)
 
-    monkeypatch.setattr(Path, "read_text", read_text)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
     for path, said in ((tmp_path, folder_said), (binary, "not UTF-8 text"),
                        (locked, "cannot be read (Permission denied)")):
         assert main(["eval", option, str(path), "--retriever", "bm25", "--no-progress"]) == 2
