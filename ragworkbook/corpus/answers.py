@@ -467,7 +467,13 @@ def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, 
 
 def _duplicates(records: list[AnswerRecord], places: list[int], repeated: set[str],
                 where: Callable[[int | None, int | None], str]) -> list[tuple[int, str]]:
-    """The problems of given ids that repeat an earlier record's (each naming the first)."""
+    """The problems of given ids that repeat an earlier record's (each naming the first). ``places``:
+    the record numbers of the records without a line (all of them, or none)."""
+
+    def at(k: int) -> str:
+        line = records[k].line
+        return where(line, None) if line else where(None, places[k])
+
     first: dict[str, int] = {}
     out: list[tuple[int, str]] = []
     for pos, r in enumerate(records):
@@ -475,10 +481,8 @@ def _duplicates(records: list[AnswerRecord], places: list[int], repeated: set[st
             continue
         j = first.setdefault(r.id, pos)
         if j != pos:
-            def at(k: int) -> str:
-                return where(records[k].line, None if records[k].line else places[k])
-            out.append((places[pos], f"{at(pos)}: field 'id': duplicate id {r.id!r} (first at {at(j)}); "
-                                     "ids must be unique"))
+            out.append((r.line or places[pos], f"{at(pos)}: field 'id': duplicate id {r.id!r} (first at "
+                                               f"{at(j)}); ids must be unique"))
     return out
 
 
