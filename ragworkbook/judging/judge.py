@@ -219,6 +219,9 @@ class Judge:
         except json.JSONDecodeError as exc:
             raise ValueError(f"judge cache {path} is not valid JSON ({exc}); delete it to start "
                              "afresh") from None
+        except RecursionError:
+            raise ValueError(f"judge cache {path} is nested too deeply to be a judge cache; delete it to "
+                             "start afresh") from None
         if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
             raise ValueError(
                 f"judge cache {path} is not a judge cache (expected an object with "

@@ -80,3 +80,10 @@ def test_a_cached_judgment_that_does_not_fit_its_schema_is_asked_again(tmp_path)
     assert again.score == first.score is not None and judge.n_model_calls == len(doc["entries"])
     healed = json.loads(path.read_text(encoding="utf-8"))["entries"]
     assert all(e["data"] != {"foo": 1} for e in healed.values())  # and the bad entries are replaced
+
+
+def test_a_cache_nested_too_deeply_is_a_clear_error(tmp_path):
+    path = tmp_path / "judge_cache.json"
+    path.write_text('{"entries": ' + "[" * 3000 + "]" * 3000 + "}")
+    with pytest.raises(ValueError, match="is nested too deeply to be a judge cache; delete it"):
+        Judge(RuleJudge(), cache_path=path)
