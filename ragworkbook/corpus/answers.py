@@ -19,7 +19,7 @@ everything below.
   fields are ignored and listed (:attr:`AnswerSet.ignored`).
 - Contexts: strings, or objects with ``text`` and an optional ``id``. Optional: a
   record without them (question, answer, reference: a common export) loads with
-  ``has_contexts=False`` and the metrics that read contexts are undefined.
+  ``has_contexts`` False and the metrics that read contexts are undefined.
 - Files: a pipe (``--answers <(cat f)``) or a file without a suffix is read as the
   format its first bytes show. A UTF-8 byte-order mark is skipped. JSON Lines are
   read a line at a time, and the records are checked on a fast path that accepts
@@ -70,9 +70,9 @@ from ragworkbook.corpus.jsonfile import (
 from ragworkbook.protocols import context_id, context_text
 from ragworkbook.schemas import record_problems
 
-__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "AnswerRecord", "AnswerSet", "question_id",
-           "assign_ids", "resolve_fields", "load_answer_records", "answer_records", "ragas_records",
-           "save_answer_records"]
+__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord", "AnswerSet",
+           "question_id", "assign_ids", "resolve_fields", "load_answer_records", "answer_records",
+           "ragas_records", "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -146,7 +146,12 @@ class AnswerRecord:
     relevant_ids: list[str] | None = None
     line: int | None = None
     id_generated: bool = False
-    has_contexts: bool = True
+
+    @property
+    def has_contexts(self) -> bool:
+        """False when the record gives no contexts at all (its ``contexts`` is then the shared empty
+        list :data:`NO_CONTEXTS`, which costs a million records nothing)."""
+        return self.contexts is not NO_CONTEXTS
 
     @property
     def has_context_ids(self) -> bool:
@@ -343,11 +348,12 @@ def _checked_values(rec: dict[str, Any], where: str) -> tuple[dict[str, Any] | N
 
 
 class _NoIds(list):  # type: ignore[type-arg]
-    """The ``context_ids`` of contexts without ids: ``[None] * n``, one read-only list per ``n`` shared
-    by every record (a million records do not hold a million lists of Nones)."""
+    """A read-only list shared by many records: the ``context_ids`` of contexts without ids
+    (``[None] * n``, one per ``n``: a million records do not hold a million lists of Nones), and
+    :data:`NO_CONTEXTS`."""
 
     def _read_only(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("the context ids of a loaded record are read-only; copy them: "
+        raise TypeError("this list of a loaded record is shared and read-only; copy it: "
                         "list(record.context_ids)")
 
     append = extend = insert = pop = remove = clear = sort = reverse = _read_only  # type: ignore[assignment]
@@ -355,6 +361,8 @@ class _NoIds(list):  # type: ignore[type-arg]
 
 
 _NO_IDS: dict[int, _NoIds] = {}
+#: The ``contexts`` of every record that gives none (read-only, shared): :attr:`AnswerRecord.has_contexts`.
+NO_CONTEXTS: list[str] = _NoIds()
 
 
 def _no_ids(n: int) -> list[str | None]:
@@ -369,7 +377,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
     """The record of checked ``values`` (its id the given one, or the question's: see :func:`_build`);
     ``where()`` names the record in a problem."""
     given = values.get("contexts")
-    contexts: list[str] = []
+    contexts: list[str] = [] if given is not None else NO_CONTEXTS
     inner_ids: list[str | None] | None = None
     if given is not None:
         if all(type(c) is str for c in given):
@@ -404,7 +412,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
         reference=reference if isinstance(reference, str) and reference.strip() else None,
         keyword=values.get("keyword"),
         relevant_ids=None if relevant is None else [_str_id(x) for x in relevant],
-        line=line, id_generated=rid is None, has_contexts=given is not None), []
+        line=line, id_generated=rid is None), []
 
 
 #: An entry of :func:`_build`: (line in the file or None, 1-based record number or None, record)
@@ -453,7 +461,10 @@ def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, 
             places.append(place)
     if not n:
         problems.append((0, f"{source}: no records (expected one record per answered question)"))
-    ids = sorted(r.id for r in records)
+    ids: list[str] = [""] * len(records)  # exact size: no growth while the ids are gathered
+    for i, r in enumerate(records):
+        ids[i] = r.id
+    ids.sort()
     repeated = {ids[i] for i in range(1, len(ids)) if ids[i] == ids[i - 1]}  # given twice, or made twice
     del ids
     if repeated:

@@ -324,7 +324,7 @@ def test_context_ids_of_contexts_without_ids_are_shared_and_read_only(tmp_path):
                                          for i in range(3)])
     a, b, _ = load_answer_records(path)
     assert a.context_ids == [None, None] and a.context_ids is b.context_ids
-    with pytest.raises(TypeError, match="read-only; copy them"):
+    with pytest.raises(TypeError, match="shared and read-only; copy it"):
         a.context_ids.append("z")
     assert list(a.context_ids) + ["z"] == [None, None, "z"]
 
