@@ -77,7 +77,8 @@ def _write_answers(path: Path, n: int, fmt: str) -> None:
             writer.writerow(["id", "question", "answer", "contexts", "reference"])
             for i in range(n):
                 r = _record(i)
-                writer.writerow([r["id"], r["question"], r["answer"], json.dumps(r["contexts"]), r["reference"]])
+                writer.writerow([r["id"], r["question"], r["answer"], json.dumps(r["contexts"]),
+                                 r["reference"]])
 
 
 def _child(code: str, path: Path) -> dict[str, object]:
@@ -103,7 +104,8 @@ def bench_answers(tmp: Path, sizes: list[int], formats: list[str], repeat: int) 
             added = max(r["added_kib"] for r in runs) * 1024
             assert best["n"] == n, best
             per_item.append(best["secs"] / n)
-            print(f"{'.' + fmt:<18}{n:>10,}{size / 1e6:>8.1f}{best['secs']:>9.2f}{best['secs'] / n * 1e6:>11.1f}"
+            secs = best["secs"]
+            print(f"{'.' + fmt:<18}{n:>10,}{size / 1e6:>8.1f}{secs:>9.2f}{secs / n * 1e6:>11.1f}"
                   f"{added / 1e6:>9.0f}{added / size:>8.2f}")
             path.unlink()
         print(f"{'':<18}time per record, largest / smallest size: {per_item[-1] / per_item[0]:.2f}x")
@@ -111,7 +113,8 @@ def bench_answers(tmp: Path, sizes: list[int], formats: list[str], repeat: int) 
 
 def bench_long_answer(tmp: Path) -> None:
     path = tmp / "long.jsonl"
-    answer = ("The model reached a BLEU score of many points on the translation task. " * 150_000)[:10_000_000]
+    sentence = "The model reached a BLEU score of many points on the translation task. "
+    answer = (sentence * 150_000)[:10_000_000]
     path.write_text(json.dumps({"id": "long", "question": "What BLEU score?", "answer": answer,
                                 "contexts": ["BLEU 28.4 on English-to-German."],
                                 "reference": "28.4 BLEU on English-to-German."}) + "\n", encoding="utf-8")
@@ -141,7 +144,8 @@ def bench_eval_sets(tmp: Path, sizes: list[int], repeat: int) -> None:
         pages = [{"page": i + 1, "text": f"Page {i + 1}. " + "Some study notes. " * 8} for i in range(n)]
         files = {
             "eval set .json": (tmp / f"es{n}.json", json.dumps({"items": items}, indent=1), load_eval_set),
-            "eval set .jsonl": (tmp / f"es{n}.jsonl", "\n".join(map(json.dumps, items)) + "\n", load_eval_set),
+            "eval set .jsonl": (tmp / f"es{n}.jsonl", "\n".join(map(json.dumps, items)) + "\n",
+                                load_eval_set),
             "corpus .json": (tmp / f"c{n}.json", json.dumps({"pages": pages}, indent=1), load_corpus),
         }
         for label, (path, text, loader) in files.items():
