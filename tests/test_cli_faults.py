@@ -310,7 +310,7 @@ def test_a_proxy_in_the_environment_receives_nothing_for_a_loopback_server(ollam
     from ragworkbook.workbook.doctor import doctor_report
 
     with pytest.raises(OSError):  # the proxy is live: a client that honours http_proxy reaches it
-        urllib.request.urlopen(ollama.url + "/api/tags", timeout=5)  # noqa: S310 - loopback
+        urllib.request.build_opener().open(ollama.url + "/api/tags", timeout=5)  # reads the proxy now
     assert len(proxy.received) == 1
     proxy.received.clear()
     before = len(ollama.requests)
