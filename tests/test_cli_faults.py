@@ -500,16 +500,18 @@ def test_qrels_from_a_pipe_are_read_and_errors_name_the_pipe(tmp_path, capsys):
 
 
 def test_a_closed_stdout_pipe_ends_quietly(tmp_path):
-    answers = tmp_path / "a.jsonl"
-    answers.write_text("".join(json.dumps({"question": f"q{i}?", "answer": "a", "reference": "a"}) + "\n"
-                               for i in range(20)))
+    """`| head -c 1` closes the pipe while the command still writes: the output (per-query values of 3,000
+    queries, far more than a pipe holds) cannot all be written before head exits, so the EPIPE is certain."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(3000)))
+    run.write_text("".join(f"q{i} Q0 d{i} 1 1.0 r\n" for i in range(3000)))
     repo = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([repo, os.environ.get("PYTHONPATH", "")])}
-    cmd = (f"{shlex.quote(sys.executable)} -m ragworkbook eval --answers {shlex.quote(str(answers))} "
-           "--metric token_f1 --no-progress --json | head -c 1")
+    cmd = (f"{shlex.quote(sys.executable)} -m ragworkbook ir-eval -q --qrels {shlex.quote(str(qrels))} "
+           f"--run {shlex.quote(str(run))} --metric ndcg@10 | head -c 1")
     done = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd}"], env=env, capture_output=True, text=True,
                           timeout=120)
-    assert done.stdout == "{" and done.stderr == "" and done.returncode == 141
+    assert done.stdout == "n" and done.stderr == "" and done.returncode == 141
 
 
 @pytest.mark.parametrize("value,said", [("127.0.0.1:99999", "port out of range 0-65535"),
