@@ -9,8 +9,10 @@ Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 with a problem) or a generation backend cannot answer (no Ollama server, model
 not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
 and exits 0 when only some questions failed, counted in the report); 2 for bad input
-(unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
-printed as ``ragworkbook CMD: error: ...``.
+(unknown metric, missing, unreadable or malformed file, an output path that cannot be written or
+that is one of the command's inputs, a bad ``OLLAMA_HOST``), printed as ``ragworkbook CMD: error:
+...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
+(``ragworkbook ... | head``).
 """
 
 from __future__ import annotations
@@ -32,18 +34,32 @@ class UsageError(Exception):
 def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
     ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    import os
     import shlex
 
     from ragworkbook.llm import get_generator
+    from ragworkbook.llm.replay import is_bundled
 
+    backend = (args.backend or os.environ.get("RAGWORKBOOK_BACKEND", "")).strip().lower()
+    if backend == "replay" and not args.recording:
+        raise UsageError("--backend replay answers from a recording: give --recording FILE (a recording is "
+                         "made by running the same command live with RAGWORKBOOK_RECORD=1 and --backend "
+                         "embedded or ollama)")
     argv = list(getattr(args, "argv", None) or [])
     if "--backend" in argv:
         i = argv.index("--backend")
         del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--backend=")]
+    copy = ""
+    if args.recording and is_bundled(args.recording):
+        # the bundled recordings are the package's own: record into a copy of the user's
+        mine = "my_recording.json"
+        argv = [mine if a == args.recording else a.replace(args.recording, mine) for a in argv]
+        copy = (f"; {args.recording} is a recording bundled with ragworkbook: copy it first (cp "
+                f"{shlex.quote(str(args.recording))} {mine}) and record into the copy")
     hint = ("record the missing answers by running the command live: RAGWORKBOOK_RECORD=1 "
             + shlex.join(["ragworkbook", *argv, "--backend", "embedded"])
-            + " (or --backend ollama)")
+            + " (or --backend ollama)" + copy)
     kwargs = {"timeout": args.ollama_timeout} if getattr(args, "ollama_timeout", None) is not None else {}
     return get_generator(backend=args.backend, model=args.model, recording=args.recording,
                          announce=announce, record_hint=hint, **kwargs)
@@ -168,6 +184,19 @@ def _unscored_lines(report: Report) -> list[str]:
     return out
 
 
+def _eval_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The files ``eval`` reads, by option (the defaults too): ``--out`` must be none of them."""
+    from ragworkbook.corpus.eval_set import DEFAULT_EVAL_SET
+    from ragworkbook.corpus.pages import DEFAULT_CORPUS
+    from ragworkbook.paths import data_path
+
+    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels}
+    if not args.answers:
+        inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
+        inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
+    return inputs
+
+
 def _eval_judge(args: argparse.Namespace) -> Any:
     if not args.judge:
         return None
@@ -253,11 +282,12 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
-    from ragworkbook._io import check_writable
+    from ragworkbook._io import as_regular_file, check_not_input, check_writable
     from ragworkbook._validate import check_k
 
     if args.out:
         check_writable(args.out)  # before any work: a long run never ends on an unwritable path
+        check_not_input(args.out, _eval_inputs(args))  # nor overwrites what it reads
     if args.resume and not args.out:
         raise UsageError("--resume continues the report written to --out: give --out PATH")
     if args.resume and args.answers:
@@ -268,9 +298,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.qrels:
         from ragworkbook.corpus.trec import read_qrels
 
-        qrels = read_qrels(args.qrels)
+        with as_regular_file(args.qrels, "qrels file") as path:  # a pipe: read once, never a hang
+            try:
+                qrels = read_qrels(path)
+            except ValueError as exc:
+                raise ValueError(str(exc).replace(str(path), str(args.qrels))) from None
     if args.answers:
         report = _eval_answers(args, k, qrels)
+        if not report.metrics:
+            from ragworkbook.evaluation.needs import nothing_to_score
+
+            given = {"judge"} if args.judge else set()
+            given |= {"contexts"} if any(r.get("contexts") for r in report.rows) else set()
+            given |= {"reference"} if any(r.get("reference") for r in report.rows) else set()
+            raise UsageError(nothing_to_score(args.answers, given))
         if args.out:
             report.save(args.out)
     else:
@@ -367,17 +408,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 r.check_eval_set(es)
             except ValueError as exc:
                 raise ValueError(f"{path}: {exc}") from None
+    from ragworkbook.metrics.registry import find_metric
+
     gate_metrics = _split_names(args.fail_if_worse) or []
     metrics = _split_names(args.metric)
+    if metrics is None and gate_metrics:  # every metric both have, and the gated ones (which may lack)
+        metrics = [m for m in a.metrics if m in b.metrics]
     if metrics is not None:
-        metrics += [m for m in gate_metrics if m not in metrics]
+        metrics += [m for m in gate_metrics if find_metric(m, metrics) is None]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
-    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge)
+    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge, min_pairs=args.min_pairs,
+                    allow_incomplete=args.allow_incomplete or not gate_metrics)
     if args.json:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted}
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -392,6 +438,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for m, why in gate.untrusted.items():
         print(f"GATE FAILED: {m} is judged by an LLM whose reliability is not established: {why}",
               file=sys.stderr)
+    for which, why in gate.incomplete.items():
+        path = args.report_a if which == "A" else args.report_b
+        print(f"GATE FAILED: report {which} ({path}) is incomplete: {why}", file=sys.stderr)
+    if not gate_metrics:
+        for which, why in cmp.incomplete.items():
+            print(f"note: report {which} is incomplete: {why}", file=sys.stderr)
     return 0 if gate.passed else 1
 
 
@@ -663,8 +715,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
             description="Compare report B against report A question by question (paired "
             "randomisation test per metric). Exit 1 when B is significantly worse on a "
-            "--fail-if-worse metric, or when that metric cannot be compared (no question scored "
-            "in both): usable as a regression gate in CI.")
+            "--fail-if-worse metric, or when that metric cannot be compared well enough to tell (fewer "
+            "than --min-pairs questions scored in both, 6 at alpha 0.05, or more values failed than "
+            "compared), or when a report is an interrupted run (unless --allow-incomplete): usable as a "
+            "regression gate in CI.")
     p.add_argument("report_a", help="baseline report JSON")
     p.add_argument("report_b", help="new report JSON")
     p.add_argument("--metric", action="append", default=None,
@@ -672,6 +726,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
                    help="exit 1 if B is significantly worse than A on METRIC, or METRIC cannot be "
                    "compared (repeatable)")
+    p.add_argument("--min-pairs", type=int, default=None, metavar="N",
+                   help="fewest questions scored in both reports for the gate to judge a metric (default: "
+                   "the fewest with which the test can reach p < alpha: 6 at alpha 0.05); the gate also "
+                   "fails a metric with more values failed than compared")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="gate on a report saved by an interrupted run (meta.complete false); by default the "
+                   "gate fails on it and says how many questions were not run")
     p.add_argument("--trust-judge", action="store_true",
                    help="gate on a judged metric even when its judge's reliability is unmeasured or below "
                    "the agreement threshold (by default the gate fails on it and says why)")
@@ -755,7 +816,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
 
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:  # `ragworkbook ... | head`: the reader left; nothing to say, as `cat` would
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, the status of a command the closed pipe stopped
     except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -764,6 +830,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of the closed pipe is silent."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (captured): nothing will be flushed to a pipe
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragworkbook._text import differing_parts
 from ragworkbook._validate import check_k
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.registry import Metric, parse_metric, specs
@@ -314,9 +315,9 @@ def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[Eval
                          "(made before --resume existed, or not by a pipeline run); run without --resume, "
                          "or write to another --out")
     if stored != settings:
-        diffs = [f"{key}: {json.dumps(stored.get(key))[:80]} in the report, "
-                 f"{json.dumps(settings.get(key))[:80]} now"
-                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)]
+        shown = {key: differing_parts(json.dumps(stored.get(key)), json.dumps(settings.get(key)))
+                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)}
+        diffs = [f"{key}: {was} in the report, {now} now" for key, (was, now) in shown.items()]
         raise ValueError(f"cannot resume from {path}: it was made with other settings ({'; '.join(diffs)}); "
                          "its rows would not be this run's: run without --resume, or write to another --out")
     by_id = {it.id: it for it in items}

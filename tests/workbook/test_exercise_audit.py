@@ -7,7 +7,8 @@ import pytest
 from ragworkbook.workbook.exercises import Exercise, Solution
 from ragworkbook.workbook.exercises.audit import audit_notebook, value_patterns
 
-EX = Exercise("01.9", "01", "A share", "Predict it.", lambda a: (True, ""), reveals=(r"precision_at_k\(",))
+EX = Exercise("01.9", "01", "A share", "Predict it.", lambda a: (True, ""),
+              reveals=(r"code:precision_at_k\(", r"three quarters"))
 SOL = Solution(0.75, "Three of the four chunks are relevant, so the share is three quarters.")
 
 
@@ -41,6 +42,7 @@ def test_a_notebook_that_asks_before_it_tells_passes():
     ((code("p = 0.75"), HEAD, CHECK), "answered above (source"),                  # ... or typed above
     ((md("The share is 75%."), HEAD, CHECK), "answered above (source"),           # ... or stated in the prose
     ((code("precision_at_k(r, g, 4)"), HEAD, CHECK), "answered above (source"),   # the call that computes it
+    ((md("It is three quarters."), HEAD, CHECK), "answered above (source"),      # a declared sentence
     ((HEAD, CHECK, code('solution("01.9")')), "solution in the notebook"),       # a solution cell, even below
     ((HEAD, CHECK, code("print(check('01.9', s))", "01.9: right: ok")), "verdict shown"),
     ((HEAD, CHECK, code("print(why)", SOL.explanation)), "solution shown"),
@@ -52,6 +54,12 @@ def test_a_notebook_that_asks_before_it_tells_passes():
 def test_each_way_of_giving_it_away_is_caught(cells, rule):
     found = leaks(*cells)
     assert any(leak.rule.startswith(rule) for leak in found), [str(x) for x in found]
+
+
+def test_a_code_only_reveal_ignores_prose_and_outputs():
+    prose = md("Then run `precision_at_k(r, g, 4)` and compare.")
+    shown = code("print('x')", "precision_at_k( is in an output")
+    assert leaks(prose, shown, HEAD, CHECK) == []
 
 
 def test_the_check_cells_own_example_counts():

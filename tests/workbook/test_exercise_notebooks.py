@@ -11,7 +11,7 @@ import pytest
 
 from ragworkbook.paths import repo_root
 from ragworkbook.workbook.exercises import Exercise, Solution, exercises, solution
-from ragworkbook.workbook.exercises.audit import audit_notebook, value_patterns
+from ragworkbook.workbook.exercises.audit import audit_notebook, reveal_patterns
 
 NOTEBOOKS = {p.name[:2]: p for p in sorted((repo_root() / "notebooks").glob("[0-9][0-9]_*.ipynb"))}
 #: notebooks whose exercises are reworked on another branch this session (11: JUDGE, 13: CONCEPTS): their
@@ -50,7 +50,7 @@ def test_every_exercise_says_what_would_reveal_it(ex: Exercise):
         return
     if ex.notebook in NEEDS_MODEL or ex.notebook in PENDING:
         pytest.skip("its solution needs a model or is reworked elsewhere; its notebook's audit covers it")
-    assert ex.reveals_value and value_patterns(_solution(ex.id).value), (
+    assert reveal_patterns(ex, _solution(ex.id).value), (
         f"{ex.id}: declare reveals=[...]: its value {_solution(ex.id).value!r} has no rendering to look for")
 
 

@@ -56,6 +56,7 @@ from ragworkbook.workbook.exercises.checking import (
     close,
     close_each,
     count,
+    negated,
     read_bool,
     read_count,
     read_number,
@@ -77,6 +78,7 @@ __all__ = [
     "close",
     "close_each",
     "count",
+    "negated",
     "read_bool",
     "read_count",
     "read_number",
@@ -132,11 +134,14 @@ class Exercise:
     """One exercise: ``id`` ("02.1"), its ``notebook`` ("02"), a ``title``, the ``task`` in one or
     two sentences, its checker and (once registered) its solution.
 
-    ``reveals``: regexes (any letter case) that match a cell giving the answer away — the call that
-    computes it, a table that prints it; no cell above the exercise may match one. ``reveals_value``:
+    ``reveals``: regexes (any letter case) that match a cell giving the answer away — a table that
+    prints it, a sentence that states it; no cell above the exercise may match one. A regex prefixed
+    ``code:`` is matched against the source of code cells only (the call that computes the answer, which
+    the exercise's own markdown may name as the thing to run afterwards). ``reveals_value``:
     whether the solution value's own renderings (0.75 as "0.75", "0.750", "75%"; a string as itself)
     count too (:func:`ragworkbook.workbook.exercises.audit.value_patterns`); turn it off, with explicit
-    ``reveals``, when the value is a common sight that says nothing about this exercise.
+    ``reveals``, when the value is a common sight that says nothing about this exercise, or give a
+    function that picks the part of the value that reveals it (``lambda v: v[1]``).
     """
 
     id: str
@@ -146,15 +151,17 @@ class Exercise:
     checker: Callable[[Any], tuple[bool, str]]
     solver: Callable[[], Solution] | None = field(default=None, repr=False)
     reveals: tuple[str, ...] = ()
-    reveals_value: bool = True
+    reveals_value: bool | Callable[[Any], Any] = True
 
 
 _EXERCISES: dict[str, Exercise] = {}
 
 
+Checker = Callable[[Any], tuple[bool, str]]
+
+
 def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] = (),
-             reveals_value: bool = True) -> Callable[[Callable[[Any], tuple[bool, str]]],
-                                                     Callable[[Any], tuple[bool, str]]]:
+             reveals_value: bool | Callable[[Any], Any] = True) -> Callable[[Checker], Checker]:
     """Register the decorated function as the checker of ``exercise_id`` ("NN.k", NN the notebook).
 
     ``reveals`` and ``reveals_value`` say what would give the answer away (see :class:`Exercise`).

@@ -8,8 +8,9 @@ For every exercise of a notebook (declared in ``nbNN.py``):
 - **no solution in the notebook**: no code cell calls ``solution("NN.k")``, and no committed output
   shows the verdict ``NN.k: right`` or the solution's explanation;
 - **asks before it tells**: no cell above the check cell (markdown, code or output), nor the check cell's
-  own source, matches what would reveal the answer: the exercise's ``reveals`` regexes and, unless
-  ``reveals_value`` is off, the renderings of the solution value (:func:`value_patterns`). An exercise
+  own source, matches what would reveal the answer: the exercise's ``reveals`` regexes (those prefixed
+  ``code:`` only in the source of code cells) and, unless ``reveals_value`` is off, the renderings of the
+  solution value (:func:`value_patterns`). An exercise
   whose value has no rendering to look for (a count, True/False) must declare ``reveals``.
 
 Cells *below* an exercise may print its answer: that is the "predict, then run the next cell" order the
@@ -54,18 +55,20 @@ def _significant(text: str) -> int:
 def value_patterns(value: Any) -> list[str]:
     """Regexes for the renderings of a solution value that would reveal it.
 
-    A non-integral float: its 1-4 decimal renderings that keep two significant digits or more (0.75 as
-    "0.75", "0.750", "0.7500") and, for a share in (0, 1), its percentages ("75%", "75.0 %"); an integral
-    float: "1.00", "1.000", "1.0000"; a string: itself as a word (any case); a list or tuple: its items'
-    patterns. An int or a bool has none: too common a sight to look for (declare ``reveals``).
+    A non-integral float: its 2-4 decimal renderings (1-4 from 10 up: 28.4 as "28.4") that keep two
+    significant digits or more (0.75 as "0.75", "0.750", "0.7500") and, for a share in (0, 1), its
+    percentages ("75%", "75.0 %"); an integral float: "1.00", "1.000", "1.0000"; a string: itself as a
+    word (any case); a list or tuple: its items' patterns. An int or a bool has none: too common a sight
+    to look for (declare ``reveals``).
     """
     if isinstance(value, bool) or isinstance(value, int):
         return []
     if isinstance(value, float):
         if math.isnan(value):
             return []
+        places = (1, 2, 3, 4) if abs(value) >= 10 else (2, 3, 4)
         shown = {f"{value:.{d}f}" for d in (2, 3, 4)} if value.is_integer() else {
-            f"{value:.{d}f}" for d in (1, 2, 3, 4) if _significant(f"{value:.{d}f}") >= 2}
+            f"{value:.{d}f}" for d in places if _significant(f"{value:.{d}f}") >= 2}
         pats = [r"(?<![\d.])" + re.escape(s) + r"(?!\d)" for s in sorted(shown)]
         if 0 < value < 1:
             pct = {f"{100 * value:.{d}f}" for d in (0, 1, 2) if _significant(f"{100 * value:.{d}f}") >= 2}
@@ -79,7 +82,10 @@ def value_patterns(value: Any) -> list[str]:
 
 
 def reveal_patterns(ex: Exercise, value: Any) -> list[str]:
-    """Everything that would reveal ``ex``'s answer: its ``reveals`` and the value's renderings."""
+    """Everything that would reveal ``ex``'s answer: its ``reveals`` and the value's renderings (of the
+    part ``reveals_value(value)`` picks, when it is a function)."""
+    if callable(ex.reveals_value):
+        return list(ex.reveals) + value_patterns(ex.reveals_value(value))
     return list(ex.reveals) + (value_patterns(value) if ex.reveals_value else [])
 
 
@@ -168,10 +174,12 @@ def _audit_one(ex: Exercise, sol: Solution, cells: Sequence[Mapping[str, Any]],
             yield Leak(ex.id, i, "solution shown", f"the solution's explanation in an output: "
                                                    f"{explanation!r}")
     for pattern in reveal_patterns(ex, sol.value):
-        rx = re.compile(pattern, re.IGNORECASE)
+        code_only = pattern.startswith("code:")
+        rx = re.compile(pattern.removeprefix("code:"), re.IGNORECASE)
         for i in range(at + 1):
             for part, text in zip(("source", "output"), texts[i], strict=True):
-                if i == at and part == "output":
+                if (i == at and part == "output") or (code_only and (part == "output"
+                                                                     or cells[i]["cell_type"] != "code")):
                     continue
                 if m := rx.search(text):
                     yield Leak(ex.id, i, f"answered above ({part} matches {pattern!r})", _excerpt(text, m))

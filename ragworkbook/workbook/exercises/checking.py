@@ -42,6 +42,7 @@ __all__ = [
 #: words that turn a statement into its negation ("it is not 28.4", "isn't", "never")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
 _FRACTION = re.compile(r"(?<![\w.@/])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])")
+_FRACTION_WORDS = re.compile(r"\b(?:halves|half|thirds?|quarters?|fifths?|sixths?|tenths?)\b", re.IGNORECASE)
 _PLAIN = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve"
                                       .split())}
@@ -123,6 +124,8 @@ def read_number(answer: Any, what: str = "the value", *, unit: str | None = None
             return None, message
     if negated(text):
         return None, f"say what {what} is, not what it is not"
+    if _FRACTION_WORDS.search(text):
+        return None, f"write a fraction as a number ('3/4' or 0.75), not in words: {text!r}"
     spans = _number_spans(text)
     if unit is not None:
         labelled = [s for s in spans if _unit_near(text, s[2], s[3], unit)]
