@@ -26,7 +26,7 @@ def _summary() -> HallucinationSummary:
 @exercise("16.1", "The hallucination rate of eight answers",
           "From the claim table (labels written by the project's authors), compute the hallucination rate of "
           "the eight answers: the share of answers with at least one unsupported claim.",
-          reveals=[r"hallucination rate \d", r"summarize_claims\("])
+          reveals=[r"hallucination rate 0\.62", r"code:summarize_claims\("])
 def _check_rate(answer: Any) -> tuple[bool, str]:
     s = _summary()
     return close(answer, s.rate.value, 0.005, "the hallucination rate", share=True, mistakes=[

@@ -41,7 +41,7 @@ def _kappa_parts() -> tuple[float, float, float, float]:
 @exercise("17.1", "Two annotators, corrected for chance",
           "RAGChecker's two annotators each gave all 280 pairs an overall preference from -2 to 2. Collapse "
           "each label to its sign (A, tie, B) and compute Cohen's kappa between the two annotators.",
-          reveals=[r"annotator_agreement\(", r"cohen_kappa\(s1", r"kappa \(A/tie/B\)"])
+          reveals=[r"code:annotator_agreement\(", r"code:cohen_kappa\(s1", r"kappa \(A/tie/B\)"])
 def _check_kappa(answer: Any) -> tuple[bool, str]:
     kappa, raw, kappa5, weighted5 = _kappa_parts()
     return close(answer, kappa, 0.005, "kappa", mistakes=[
@@ -72,7 +72,7 @@ _P, _WIDTH = 0.2, 0.1
 @exercise("17.2", "How many answers to label",
           "You expect a hallucination rate near 0.2 and want to know it to within +-0.05: a 95% Wilson "
           "interval at most 0.1 wide. How many answers must you label? Compute it with items_for_width.",
-          reveals=[r"items_for_width\(0\.1, 0\.2", r"width 0\.1 \(±0\.05\)"])
+          reveals=[r"code:items_for_width\(0\.1, 0\.2", r"width 0\.1 \(±0\.05\)"])
 def _check_items(answer: Any) -> tuple[bool, str]:
     value, why = read_count(answer, "the number of answers")
     if value is None:
@@ -141,7 +141,7 @@ def _merged() -> MergeResult:
           "The week-2 batch printed above is merged into v1 with merge_batch (exact duplicates after "
           "normalisation dropped, questions with a similarity of 0.85 or more to one already in the set held "
           "back). Predict how many of its items are added.",
-          reveals=[r"merge_batch\(v1", r"\badded\b.*\bheld\b"])
+          reveals=[r"code:merge_batch\(v1", r"added \['d1'"])
 def _check_added(answer: Any) -> tuple[bool, str]:
     res = _merged()
     n_batch = len(res.added) + len(res.duplicates) + len(res.near_duplicates) + len(res.clashes)

@@ -105,7 +105,7 @@ def _self_preference() -> SelfPreference:
           "From the table of the judge's faithfulness on the ungrounded answers written by its own model and "
           "by gpt-3.5, compute the self-preference excess: the share of its own answers it passes (score "
           "1.0) minus the share of gpt-3.5's it passes, each among the scored answers.",
-          reveals=[r"self_preference\(", r"excess [-+−]?\d"])
+          reveals=[r"code:self_preference\(", r"self-preference excess [-+−]?\d"])
 def _check_excess(answer: Any) -> tuple[bool, str]:
     sp = _self_preference()
     n_own, n_other = sp.own.n + sp.unscored_own, sp.other.n + sp.unscored_other
@@ -155,7 +155,7 @@ def _flip_rate() -> tuple[float, float, float]:
           "The same claims, judged under the package's faithfulness prompt and under a reworded one that "
           "asks the same thing. Over the items scored under both, what share of the yes/no verdicts "
           "(faithful when the score is 1.0) changes with the wording?",
-          reveals=[r"prompt_sensitivity\(", r"change with the wording: \d", r"(?<![\d.])0\.278",
+          reveals=[r"code:prompt_sensitivity\(", r"change with the wording: \d", r"(?<![\d.])0\.278",
                    r"15 of 54"],
           reveals_value=False)  # its two-digit rendering, 0.28, is also exercise 18.1's unrelated answer
 def _check_flips(answer: Any) -> tuple[bool, str]:
