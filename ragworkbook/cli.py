@@ -203,6 +203,19 @@ def _eval_judge(args: argparse.Namespace) -> Any:
     return _generator(args, announce=not args.json)
 
 
+def _judge_checks(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+    """``eval --judge-check FILE``: the judge-check results to attach to the report (their cards)."""
+    if not getattr(args, "judge_check", None):
+        return None
+    from ragworkbook.judging.reliability import read_check
+
+    wanted = _split_names(args.metric) or []
+    if not args.judge and not any(m.strip().lower().replace("-", "_") == "word_support" for m in wanted):
+        raise UsageError("--judge-check describes the judge of the judged metrics: add --judge (or ask for "
+                         "--metric word_support)")
+    return [read_check(path) for path in args.judge_check]
+
+
 def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
     """``eval --answers FILE``: score the file's answers and contexts as they are."""
     from ragworkbook.evaluation.outputs import evaluate_outputs
@@ -220,7 +233,8 @@ def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
         raise UsageError(f"with --answers, {', '.join(unused)} choose the judge's model: add --judge, "
                          "or drop them")
     return evaluate_outputs(args.answers, qrels=qrels, k=k, judge=_eval_judge(args),
-                            metrics=_split_names(args.metric), progress=not args.no_progress, name=args.name)
+                            metrics=_split_names(args.metric), progress=not args.no_progress, name=args.name,
+                            judge_reliability=_judge_checks(args))
 
 
 def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
@@ -231,6 +245,7 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
     from ragworkbook.corpus.pages import load_corpus
     from ragworkbook.evaluation.evaluate import evaluate, resolve_metrics
 
+    checks = _judge_checks(args)  # before any work: a bad file is reported at once
     eval_set = load_eval_set(args.eval_set)
     corpus = load_corpus(args.corpus)
     chunks = chunk_pages(corpus)
@@ -260,7 +275,7 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
                     judge=generator if args.judge else None, metrics=[m.name for m in wanted],
                     progress=not args.no_progress, name=args.name, unjudged=unjudged,
                     meta={"retriever": retriever_kind, "corpus": getattr(corpus, "title", "")},
-                    out=args.out, resume=args.resume,
+                    out=args.out, resume=args.resume, judge_reliability=checks,
                     settings={"retriever": retriever_kind, "corpus_chunks": f"sha256:{corpus_sha}"})
 
 
@@ -436,37 +451,83 @@ def cmd_compare(args: argparse.Namespace) -> int:
 # judge-check
 # ---------------------------------------------------------------------------------------------
 def cmd_judge_check(args: argparse.Namespace) -> int:
-    """``ragworkbook judge-check --dataset NAME``: measure a judge against human labels.
+    """``ragworkbook judge-check --dataset NAME``: measure a judge against labels, beside its baseline.
 
     With no backend chosen (neither ``--backend`` nor ``$RAGWORKBOOK_BACKEND``) the judge
     is a strict replay of the embedded model's recorded run on that data set, so the
     command prints the same bytes on every run, over every pair recorded
-    (``RECORDED_PAIRS``) unless ``--limit`` says otherwise; ``--backend embedded`` (or
+    (``RECORDED_PAIRS``) unless ``--limit`` says otherwise (a limit the bundled recording
+    cannot serve is refused, saying how many pairs it holds); ``--backend embedded`` (or
     ``ollama``) judges live, over the data set's default number of pairs (a few minutes).
+    ``--judge word-support`` measures the deterministic word support instead (faithfulness
+    pairs, every pair, no model). ``--out FILE`` saves the result (``--json``'s document, with
+    the reliability card that ``eval --judge-check FILE`` attaches to a report).
     """
-    from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path, resolve_dataset
+    import math
+
+    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook.judging.check import (
+        RECORDED_PAIRS,
+        WORD_SUPPORT,
+        judge_check,
+        recording_path,
+        resolve_dataset,
+    )
     from ragworkbook.judging.judge import Judge
-    from ragworkbook.llm import get_generator
 
     spec = resolve_dataset(args.dataset)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
-    recording = args.recording or recording_path(spec.name)
-    generator = get_generator(backend=args.backend, model=args.model, recording=recording,
-                              announce=not args.json)
-    limit: int | str = "default" if args.limit is None else args.limit
-    if args.limit is None and args.recording is None and generator.backend == "replay":
-        limit = RECORDED_PAIRS[spec.name]  # the bundled recording: every pair it holds
-    result = judge_check(spec.name, Judge(generator), limit=limit,
-                         threshold=args.threshold, aspect=args.aspect, repeats=args.repeats,
-                         temperature=args.temperature, progress=not (args.no_progress or args.json))
+    if args.threshold is not None and (math.isnan(args.threshold) or not 0.0 <= args.threshold <= 1.0):
+        raise UsageError("--threshold must be a score between 0 and 1 (an item is judged good at or above "
+                         f"it), got {args.threshold}")
+    if args.out:
+        check_writable(args.out)
+    progress = not (args.no_progress or args.json)
+    if args.judge == WORD_SUPPORT:
+        chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
+                                     ("--recording", args.recording)) if v]
+        if chosen:
+            raise UsageError(f"{', '.join(chosen)} choose an LLM judge; --judge {WORD_SUPPORT} uses none")
+        limit: int | str = "default" if args.limit is None else args.limit
+        result = judge_check(spec.name, WORD_SUPPORT, limit=limit, threshold=args.threshold,
+                             progress=progress)
+        replayed = False
+    else:
+        from ragworkbook.llm import get_generator
+
+        recording = args.recording or recording_path(spec.name)
+        generator = get_generator(backend=args.backend, model=args.model, recording=recording,
+                                  announce=not args.json)
+        replayed = generator.backend == "replay"
+        limit = "default" if args.limit is None else args.limit
+        if replayed and args.recording is None:  # the bundled recording: every pair it holds, no more
+            held = RECORDED_PAIRS[spec.name]
+            if args.limit is None:
+                limit = held
+            elif args.limit == 0 or args.limit > held:
+                asked = "every pair" if args.limit == 0 else f"{args.limit} pairs"
+                raise UsageError(
+                    f"the bundled recording of the embedded judge on {spec.name} holds {held} of its "
+                    f"pairs (and their self-consistency repeats); --limit {args.limit} asks for {asked}: "
+                    f"give --limit {held} or less, or judge live (--backend embedded, or --backend ollama "
+                    "--model qwen3:4b)")
+        result = judge_check(spec.name, Judge(generator), limit=limit,
+                             threshold=args.threshold, aspect=args.aspect, repeats=args.repeats,
+                             temperature=args.temperature, progress=progress)
+    doc = result.to_dict()
+    if args.out:
+        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
     else:
         print(result.format())
-        if generator.backend == "replay":
+        if replayed:
             print("(replayed; judge live with --backend embedded, or a larger model: "
                   "`ollama pull qwen3:4b`, then --backend ollama --model qwen3:4b)")
+        if args.out:
+            print(f"saved to {args.out}: attach it to a report with `ragworkbook eval --judge --judge-check "
+                  f"{args.out}`")
     return 0
 
 
@@ -623,6 +684,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "one (default 3)")
     p.add_argument("--judge", action=argparse.BooleanOptionalAction, default=False,
                    help="also compute the LLM-judged metrics with the same backend (slow)")
+    p.add_argument("--judge-check", action="append", default=None, metavar="FILE",
+                   help="a `ragworkbook judge-check --out FILE` result for the judge of this run "
+                   "(repeatable, one per judged metric): stored in the report as that metric's reliability "
+                   "card, so the targets rating and `compare --fail-if-worse` can trust (or refuse) the "
+                   "judge")
     p.add_argument("--metric", action="append", default=None,
                    help="metric to compute, repeatable or comma-separated (default: the registry's "
                    "defaults that apply); a retrieval metric without a cutoff is taken at k")
@@ -678,11 +744,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("judge-check", cmd_judge_check,
             help="measure a judge against human labels (WikiEval, RAGChecker)",
-            description="Run the package's judged metric (or the pairwise judge) on a public human-labelled "
-            "data set and report its agreement with the humans, each figure with a bootstrap interval: "
-            "pairwise accuracy as the RAGAS paper defines it (a tie counts half), Cohen's kappa and raw "
-            "agreement, TPR/TNR, the majority-class baseline, the parse-failure rate, self-consistency and "
-            "(pairwise) position bias. Without --backend it replays the embedded model's recorded run.")
+            description="Run the package's judged metric (or the pairwise judge, or the deterministic word "
+            "support) on a public labelled data set and report its agreement with the labels beside the data "
+            "set's baseline (word overlap, question-answer cosine, similar-sentence share, token-F1 "
+            "difference) on the same pairs: pairwise accuracy as the RAGAS paper defines it (a tie counts "
+            "half), the judge-minus-baseline difference with its interval, Cohen's kappa and raw agreement, "
+            "TPR/TNR, the majority-class baseline, the parse-failure rate, self-consistency and (pairwise) "
+            "position bias and the order-inconsistency rate. Rates have Wilson intervals, pairwise accuracy "
+            "and kappa a bootstrap over pairs; under 5 items: 'too few'. Without --backend it replays the "
+            "embedded model's recorded run. WikiEval's good item comes from its construction labels.")
     p.add_argument("--dataset", required=True,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
                    "wikieval-context-relevance (cr) or ragchecker")
@@ -695,10 +765,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None,
                    help="pairs to judge (default live: the data set's, a few minutes on the embedded model: "
                    "ff 8, ar 20, cr 20, ragchecker 10; default replaying the bundled recording: every pair "
-                   "it holds, ff 30, ar 50, cr 30, ragchecker 24; 0 = every pair of the data set)")
+                   "it holds, ff 30, ar 50, cr 30, ragchecker 24, and no more; word support: every pair; "
+                   "0 = every pair of the data set)")
     p.add_argument("--threshold", type=float, default=None,
-                   help="WikiEval: score at or above which an item is judged good "
-                   "(default ff 1.0, ar/cr 0.5)")
+                   help="WikiEval: score in [0, 1] at or above which an item is judged good "
+                   "(default ff 1.0, word support 0.9, ar/cr 0.5)")
+    p.add_argument("--judge", default="llm", choices=["llm", "word-support"],
+                   help="what is measured: llm (default: the judged metric through --backend's model) or "
+                   "word-support (the deterministic word support of ragworkbook.metrics.support, on "
+                   "wikieval-faithfulness; every pair, instantly)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="also save the result as JSON (the --json document, with the reliability card): "
+                   "attach it to a report with `ragworkbook eval --judge --judge-check FILE`")
     p.add_argument("--aspect", default="overall", choices=["correctness", "completeness", "overall"],
                    help="RAGChecker: which annotator label to compare with (default overall)")
     p.add_argument("--repeats", type=int, default=2,

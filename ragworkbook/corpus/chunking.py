@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ragworkbook.corpus.pages import Corpus, Page, corpus_from_pages
 
-__all__ = ["Chunk", "chunk_pages", "chunk_sentences", "chunk_id", "chunks_by_id"]
+__all__ = ["Chunk", "chunk_pages", "chunk_sentences", "split_sentences", "chunk_id", "chunks_by_id"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,11 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         if e - trail > s + lead:
             out.append((s + lead, e - trail))
     return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` by the rule :func:`chunk_sentences` packs (``_SENT_END``), stripped."""
+    return [text[s:e] for s, e in _sentence_spans(text)]
 
 
 def chunk_sentences(

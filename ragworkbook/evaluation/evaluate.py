@@ -124,8 +124,8 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
     from ragworkbook.judging.metrics import evaluate_judged
     from ragworkbook.judging.results import JudgeSample
 
-    if not isinstance(judge, Judge):
-        judge = Judge(judge)
+    if judge is not None and not isinstance(judge, Judge):
+        judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
     samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
                            reference=r["reference"], sample_id=r["id"]) for r in rows]
     rep = evaluate_judged(samples, judge, [m.name for m in judged], progress=progress)
@@ -136,12 +136,13 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
                 r["unscored"][m.name] = res.unscored.to_dict()
             r.setdefault("judgments", {})[m.name] = _jsonable(
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
-    g = judge.generator
     from ragworkbook.judging.reliability import cards_for
 
-    cards = cards_for([m.name for m in judged], reliability, f"{g.backend}:{g.model}", g.model)
-    return {"judge": f"{g.backend}:{g.model}", "judge_model_calls": rep.n_model_calls,
-            "judge_reliability": _jsonable(cards)}
+    g = judge.generator if judge is not None else None
+    name = f"{g.backend}:{g.model}" if g is not None else ""
+    cards = cards_for([m.name for m in judged], reliability, name, g.model if g is not None else "")
+    out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
+    return {"judge": name, **out} if g is not None else out
 
 
 def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],

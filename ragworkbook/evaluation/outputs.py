@@ -142,7 +142,8 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
 def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os.PathLike[str] | Any, *,
                      qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
                      judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-                     progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None) -> Report:
+                     progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
+                     judge_reliability: Any = None) -> Report:
     """Score the given outputs of a RAG system -> :class:`Report` (one row per record, in order).
 
     - ``records``: a path to an answers file, a list of dicts, a pandas
@@ -154,7 +155,8 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     - ``k``: the cutoff of retrieval metrics named without one (and of the
       default ones); the judged metrics see every context of the record.
     - ``judge``: a :class:`~ragworkbook.judging.judge.Judge` or a generator,
-      for the judged metrics.
+      for the judged metrics; ``judge_reliability``: its judge-check results (as for
+      :func:`~ragworkbook.evaluation.evaluate.evaluate`).
     - ``metrics``: see :func:`~ragworkbook.evaluation.evaluate.resolve_metrics`;
       by default the registry's defaults whose needs some record meets.
 
@@ -194,6 +196,6 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     if answers.ignored:
         info["ignored_fields"] = list(answers.ignored)
     info.update(score_rows(rows, wanted, rankings=rankings, qrels=judgements, judge=judge, unscored=forced,
-                           progress=progress))
+                           progress=progress, judge_reliability=judge_reliability))
     info.update(meta or {})
     return Report(rows=rows, metrics=[m.name for m in wanted], meta=info)

@@ -71,6 +71,7 @@ from ragworkbook.judging.results import (
     scored,
     undefined,
 )
+from ragworkbook.metrics.support import word_support as _word_support
 from ragworkbook.outcomes import Aggregate
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ __all__ = [
     "context_recall",
     "acontext_relevance",
     "context_relevance",
+    "aword_support",
+    "word_support",
+    "NO_JUDGE",
     "aevaluate_judged",
     "evaluate_judged",
 ]
@@ -416,6 +420,28 @@ def hallucination(faith: JudgedResult) -> JudgedResult:
                         reason=faith.reason, detail={"faithfulness": faith.score})
 
 
+# --- word support: a judged metric with no LLM ---------------------------------------------
+async def aword_support(sample: JudgeSample, judge: Judge | None = None, **_: Any) -> JudgedResult:
+    """Word support of the answer by the retrieved context (:mod:`ragworkbook.metrics.support`):
+    deterministic, no model call; ``judge`` is ignored. Items list every unsupported word;
+    undefined (``"no_content_words"``) for an answer without a content word."""
+    ws = _word_support(sample.answer, sample.contexts)
+    if ws.score is None:
+        return undefined("word_support", sample, "no_content_words")
+    items = [{"word": w, "supported": 0} for w in ws.unsupported]
+    return scored("word_support", sample, ws.score, items=items,
+                  detail={"supported": ws.supported, "total": ws.total, "unsupported": list(ws.unsupported)})
+
+
+def word_support(sample: JudgeSample, judge: Judge | None = None) -> JudgedResult:
+    """Sync :func:`aword_support`."""
+    return run_sync(aword_support(sample, judge))
+
+
+#: The judged metrics that need no LLM judge (computed without one).
+NO_JUDGE = frozenset({"word_support"})
+
+
 # --- many samples, many metrics ---------------------------------------------------------
 #: Every judged metric of the registry (:mod:`ragworkbook.metrics.registry`) by canonical
 #: name: an async ``(sample, judge, **options) -> JudgedResult``. ``hallucination`` is derived
@@ -433,6 +459,7 @@ METRICS: dict[str, Callable[..., Any]] = {
     "nli_faithfulness": anli_faithfulness,
     "nli_contradiction": anli_contradiction,
     "questeval": aquesteval,
+    "word_support": aword_support,
 }
 DERIVED = {"hallucination": ("faithfulness", hallucination)}
 DEFAULT_JUDGED = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
@@ -474,7 +501,7 @@ class JudgedReport:
         ]).set_index("metric")
 
 
-async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge,
+async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
                            metrics: Sequence[str] = DEFAULT_JUDGED, *, progress: bool = True,
                            embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
     """Judge every sample on every metric, concurrently (bounded by ``judge.max_concurrency``),
@@ -482,7 +509,8 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge,
 
     ``metrics``: judged metric names of the registry (aliases accepted; results are
     keyed by the names given). ``hallucination`` reuses the faithfulness judgments.
-    ``embed`` is passed to answer relevancy (default: the local MiniLM).
+    ``embed`` is passed to answer relevancy (default: the local MiniLM). ``judge`` may be None
+    when every metric asked for needs no LLM (:data:`NO_JUDGE`: word support).
     """
     from ragworkbook.metrics.registry import parse_metrics
 
@@ -496,9 +524,12 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge,
         kind = DERIVED[m.kind][0] if m.kind in DERIVED else m.kind
         if kind not in base:
             base.append(kind)
+    if judge is None and any(kind not in NO_JUDGE for kind in base):
+        needing = ", ".join(k for k in base if k not in NO_JUDGE)
+        raise ValueError(f"{needing}: judged by an LLM, pass judge=...")
     from tqdm.auto import tqdm
 
-    before = judge.n_model_calls
+    before = judge.n_model_calls if judge is not None else 0
     bar = tqdm(total=len(samples) * len(base), desc="judging", disable=not progress)
 
     async def one(kind: str, s: JudgeSample) -> JudgedResult:
@@ -520,10 +551,11 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge,
         else:
             results[m.name] = by_kind[m.kind]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
-    return JudgedReport(results, aggs, n_model_calls=judge.n_model_calls - before)
+    calls = (judge.n_model_calls - before) if judge is not None else 0
+    return JudgedReport(results, aggs, n_model_calls=calls)
 
 
-def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge,
+def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
                     metrics: Sequence[str] = DEFAULT_JUDGED, *, progress: bool = True,
                     embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
     """Sync :func:`aevaluate_judged` (safe inside Jupyter)."""

@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["meta_eval_correlations", "human_agreement", "checking_metrics", "example_metrics",
-           "METRIC_GROUPS"]
+__all__ = ["meta_eval_correlations", "human_agreement", "correlation", "normalised_delta", "checking_metrics",
+           "example_metrics", "METRIC_GROUPS"]
 
 #: How RAGChecker groups its printed metrics.
 METRIC_GROUPS = {
@@ -60,13 +60,14 @@ METRIC_GROUPS = {
 }
 
 
-def _correlation(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+def correlation(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Pearson's and Spearman's coefficients (scipy) x 100, rounded to 2 decimals, as meta_eval.py prints."""
     from scipy import stats
 
     return (round(float(stats.pearsonr(a, b)[0]) * 100, 2), round(float(stats.spearmanr(a, b)[0]) * 100, 2))
 
 
-def _normalised_delta(pred: Sequence[tuple[float | None, float | None]]) -> np.ndarray:
+def normalised_delta(pred: Sequence[tuple[float | None, float | None]]) -> np.ndarray:
     """Second answer's score minus the first's; NaN -> median; rescaled to [-2, 2] (as meta_eval.py)."""
     delta = np.asarray([np.nan if a is None or b is None else b - a for a, b in pred], dtype=float)
     lo, hi, med = np.nanmin(delta), np.nanmax(delta), np.nanmedian(delta)
@@ -90,8 +91,8 @@ def meta_eval_correlations(meta: Any = None) -> dict[str, dict[str, tuple[float,
             raise ValueError("the pairs carry no RAGChecker predictions: load them with load_ragchecker() "
                              "(predictions=True)")
         human = np.asarray([x for p in meta.pairs for x in p.labels[aspect]], dtype=float)
-        pred = np.repeat(_normalised_delta([p.predictions[aspect] for p in meta.pairs]), 2)
-        out[aspect] = {"ragchecker": _correlation(pred, human), "human": human_agreement(meta, aspect)}
+        pred = np.repeat(normalised_delta([p.predictions[aspect] for p in meta.pairs]), 2)
+        out[aspect] = {"ragchecker": correlation(pred, human), "human": human_agreement(meta, aspect)}
     return out
 
 
@@ -99,7 +100,7 @@ def human_agreement(meta: Any, aspect: str) -> tuple[float, float]:
     """Pearson and Spearman (x 100, 2 decimals) between the two annotators' labels on ``aspect``."""
     a1 = np.asarray([p.labels[aspect][0] for p in meta.pairs], dtype=float)
     a2 = np.asarray([p.labels[aspect][1] for p in meta.pairs], dtype=float)
-    return _correlation(a1, a2)
+    return correlation(a1, a2)
 
 
 def _entailed(x: Any) -> Any:

@@ -7,26 +7,42 @@ with a judged metric in a :class:`~ragworkbook.evaluation.report.Report`
 
 - ``{"status": "unmeasured", "judge": "embedded:SmolLM2-..."}`` when nobody checked
   the judge (the default: evaluating with a judge says nothing about its quality);
-- ``{"status": "measured", "judge", "model", "metric", "dataset", "n", "kappa":
-  {"value", "low", "high", ...}, "pairwise_accuracy": ..., "agreement": ...}``
+- ``{"status": "measured", "judge", "model", "metric", "dataset", "n", "n_pairs",
+  "kappa": {"value", "low", "high", "method", ...}, "pairwise_accuracy": ..., "agreement":
+  ..., "baseline": {"name", "pairwise_accuracy", "difference", "p_value", "verdict"}}``
   from a :func:`ragworkbook.judging.check.judge_check` result
-  (:meth:`~ragworkbook.judging.check.JudgeCheck.reliability`).
+  (:meth:`~ragworkbook.judging.check.JudgeCheck.reliability`; ``ragworkbook judge-check
+  --out FILE`` saves it, ``ragworkbook eval --judge-check FILE`` attaches it).
 
-:func:`trusted` is the one rule the targets view and the regression gate apply:
-a judged metric is rated (or gated) only when its card is measured, was measured
-on the same judge model, and its Cohen's kappa against the human labels is at
-least ``min_kappa`` (default :data:`~ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`,
-0.6: "substantial" agreement). Otherwise it says why.
+:func:`trusted` is the one rule the targets view and the regression gate apply. A
+judged metric is rated (or gated) only when its card
+
+1. is measured, on the same judge model that produced the scores;
+2. was measured on at least :data:`~ragworkbook.judging.check.MIN_LABELLED_PAIRS`
+   (30) labelled pairs scored on both items, so that luck cannot carry it (two pairs
+   agree perfectly by chance one time in sixteen);
+3. has a Cohen's kappa interval whose **lower bound** is above ``min_kappa``
+   (default :data:`~ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`, 0.6: the
+   judge is then "substantial" or better on the Landis & Koch bands of
+   :data:`ragworkbook.stats.agreement.KAPPA_BANDS`, with 95% confidence);
+4. beats its data set's baseline: the judge-minus-baseline difference of pairwise
+   accuracy has an interval above 0 (:mod:`ragworkbook.judging.baselines`).
+
+Otherwise it says which condition failed, with the figures.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA, resolve_dataset
+from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA, resolve_dataset
 
-__all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe"]
+__all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check",
+           "check_name"]
 
 UNMEASURED = "unmeasured"
 
@@ -36,7 +52,10 @@ _SAME_JUDGMENTS = {"hallucination": "faithfulness", "groundedness": "faithfulnes
 
 #: The data set that measures each judged metric (what ``judge-check`` to run).
 CHECKS = {"faithfulness": "wikieval-faithfulness", "answer_relevancy": "wikieval-answer-relevance",
-          "context_relevance": "wikieval-context-relevance"}
+          "context_relevance": "wikieval-context-relevance", "word_support": "wikieval-faithfulness"}
+
+#: Judged metrics computed without an LLM: their card is the metric's own, whoever judged the run.
+_NO_LLM = frozenset({"word_support"})
 
 
 def unmeasured(judge: str = "", model: str = "") -> dict[str, Any]:
@@ -61,13 +80,32 @@ def _model_of(judge_name: str) -> str:
     return core.split(":", 1)[1] if ":" in core else core
 
 
+def read_check(path: str | Path) -> dict[str, Any]:
+    """A saved judge-check (``ragworkbook judge-check --out FILE``) as a card; ValueError naming the file
+    when it is not one."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file (save a judge-check with `ragworkbook judge-check --dataset "
+                         "NAME --out FILE`)") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno}); expected the file "
+                         "`ragworkbook judge-check --out FILE` writes") from None
+    if not isinstance(doc, Mapping) or ("card" not in doc and not {"metric", "dataset"} <= set(doc)):
+        raise ValueError(f"{p}: not a judge-check result (no 'card', 'metric' or 'dataset'); expected the "
+                         "file `ragworkbook judge-check --out FILE` writes")
+    return _from_mapping(doc)
+
+
 def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
     """The card of every judged metric in ``metrics`` for a run judged by ``judge`` (``backend:model``).
 
     ``checks`` is None, a :class:`~ragworkbook.judging.check.JudgeCheck`, a card dict
-    (``JudgeCheck.reliability()`` or the JSON of ``judge-check --json``), or a list of
-    them. A metric without a matching card is ``unmeasured``; a card measured on
-    another model than ``model`` is kept but marked ``"other_judge"``.
+    (``JudgeCheck.reliability()``, the JSON of ``judge-check --json`` or its ``--out`` file),
+    or a list of them. A metric without a matching card is ``unmeasured``; a card measured
+    on another model than ``model`` is kept but marked ``"other_judge"`` (not for metrics
+    computed without an LLM, such as ``word_support``).
     """
     if checks is None:
         items: list[Any] = []
@@ -81,12 +119,14 @@ def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> di
         cards[card["metric"]] = card
     out = {}
     for m in metrics:
-        card = cards.get(card_metric(m))
+        kind = card_metric(m)
+        card = cards.get(kind)
         if card is None:
-            out[m] = unmeasured(judge, model)
+            out[m] = unmeasured("deterministic:word_support" if kind in _NO_LLM else judge,
+                                kind if kind in _NO_LLM else model)
             continue
         card = dict(card)
-        if card.get("model") and model and card["model"] != model:
+        if kind not in _NO_LLM and card.get("model") and model and card["model"] != model:
             card["status"] = "other_judge"
         out[m] = card
     return out
@@ -95,41 +135,85 @@ def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> di
 def _from_mapping(c: Any) -> dict[str, Any]:
     if not isinstance(c, Mapping):
         raise TypeError(f"a judge reliability is a JudgeCheck or its JSON (a dict), got {type(c).__name__}")
+    if isinstance(c.get("card"), Mapping):
+        return dict(c["card"])
     if c.get("status") in (UNMEASURED, "measured", "other_judge"):
         return dict(c)
     if "metric" not in c or "dataset" not in c:
         raise ValueError("a judge reliability dict needs 'metric' and 'dataset' (the JSON of "
                          "`ragworkbook judge-check --json`)")
+    pa = c.get("pairwise_accuracy") or {}
     card = {"status": "measured", "judge": c.get("judge", ""), "model": c.get("model") or _model_of(
         str(c.get("judge", ""))), "metric": c["metric"], "dataset": c["dataset"], "n": c.get("n"),
-        "failures": c.get("failures")}
+        "n_pairs": pa.get("n", 0) if isinstance(pa, Mapping) else 0, "failures": c.get("failures")}
     for key in ("kappa", "agreement", "pairwise_accuracy"):
         if key in c:
             card[key] = c[key]
+    if isinstance(c.get("baseline"), Mapping):
+        card["baseline"] = {k: c["baseline"].get(k) for k in ("name", "pairwise_accuracy", "difference",
+                                                                "p_value", "verdict")}
     return card
 
 
-def trusted(card: Mapping[str, Any] | None, min_kappa: float = RELIABILITY_MIN_KAPPA) -> tuple[bool, str]:
-    """Whether a judged metric with this card may be rated or gated, and if not, why (one sentence)."""
+def _num(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def trusted(card: Mapping[str, Any] | None, min_kappa: float = RELIABILITY_MIN_KAPPA,
+            min_pairs: int = MIN_LABELLED_PAIRS) -> tuple[bool, str]:
+    """Whether a judged metric with this card may be rated or gated, and if not, why (one sentence).
+
+    The four conditions are in the module docstring: measured on the same judge, at least
+    ``min_pairs`` labelled pairs, the kappa interval's lower bound above ``min_kappa``, and a
+    judge-minus-baseline difference whose interval lies above 0."""
     if card is None or card.get("status", UNMEASURED) == UNMEASURED:
         metric = (card or {}).get("metric", "")
         hint = CHECKS.get(card_metric(metric), "") if metric else ""
-        return False, ("judge reliability unmeasured: nobody checked this judge against human labels "
-                       f"(`ragworkbook judge-check --dataset {hint or 'NAME'}`), so its score is not rated")
+        return False, ("judge reliability unmeasured: nobody checked this judge against labelled data "
+                       f"(`ragworkbook judge-check --dataset {hint or 'NAME'} --out FILE`, then "
+                       "`eval --judge-check FILE`), so its score is not rated")
     if card.get("status") == "other_judge":
         return False, (f"judge reliability was measured on another judge ({card.get('judge')}), not on "
                        "the one that produced this score; not rated")
-    kappa = (card.get("kappa") or {}).get("value")
-    if kappa is None:
-        return False, f"the judge's kappa on {card.get('dataset')} is undefined; not rated"
-    if kappa < min_kappa:
-        return False, (f"judge agreement too low to rate: Cohen's kappa {kappa:.2f} on {card.get('dataset')} "
-                       f"(n = {card.get('n')}) is below {min_kappa:.2f}")
+    where = card.get("dataset")
+    pairs = card.get("n_pairs")
+    if pairs is None:
+        pairs = (card.get("pairwise_accuracy") or {}).get("n") or 0
+    if int(pairs) < min_pairs:
+        return False, (f"too few labelled pairs to trust the judge: {int(pairs)} scored pairs on {where}, "
+                       f"fewer than {min_pairs} (with so few, agreement can be perfect by luck); not rated")
+    k = card.get("kappa") or {}
+    value, low = _num(k.get("value")), _num(k.get("low"))
+    if value is None or low is None:
+        why = "too few items" if k.get("note") else "undefined"
+        return False, f"the judge's kappa on {where} is {why}; not rated"
+    if low <= min_kappa:
+        return False, (f"judge agreement not shown high enough to rate: Cohen's kappa {value:.2f} "
+                       f"[{low:.2f}, {_num(k.get('high')) or 0:.2f}] on {where} (n = {card.get('n')} pairs); "
+                       f"its lower bound must be above {min_kappa:.2f}")
+    base = card.get("baseline")
+    if not isinstance(base, Mapping) or not isinstance(base.get("difference"), Mapping):
+        return False, (f"no baseline comparison in the judge's card ({where}): re-run `ragworkbook "
+                       "judge-check` so that the card says whether the judge beats its baseline; not rated")
+    d = base["difference"]
+    d_value, d_low = _num(d.get("value")), _num(d.get("low"))
+    if d_value is None or d_low is None or d_low <= 0:
+        shown = "n/a" if d_value is None else f"{d_value:+.2f}"
+        interval = "" if d_low is None else f" [{d_low:+.2f}, {(_num(d.get('high')) or 0):+.2f}]"
+        return False, (f"the judge is not shown better than its baseline ({base.get('name')}): pairwise "
+                       f"accuracy difference {shown}{interval} on {where}; not rated")
     return True, ""
 
 
 def describe(card: Mapping[str, Any] | None) -> str:
-    """One line for a table: ``kappa 0.12 [-0.20, 0.41], wikieval-faithfulness, n = 50`` or ``unmeasured``."""
+    """One line for a table: ``kappa 0.12 [-0.20, 0.41], pairwise accuracy 0.44 (baseline word overlap
+    0.95), wikieval-faithfulness, n = 30`` or ``unmeasured``."""
     if card is None:
         return ""
     status = card.get("status", UNMEASURED)
@@ -137,7 +221,7 @@ def describe(card: Mapping[str, Any] | None) -> str:
         return "unmeasured"
     k = card.get("kappa") or {}
     if k.get("value") is None:
-        text = "kappa n/a"
+        text = "kappa too few" if k.get("note") else "kappa n/a"
     elif k.get("low") is None:
         text = f"kappa {k['value']:.2f}"
     else:
@@ -145,6 +229,10 @@ def describe(card: Mapping[str, Any] | None) -> str:
     pa = card.get("pairwise_accuracy") or {}
     if pa.get("value") is not None:
         text += f", pairwise accuracy {pa['value']:.2f}"
+        base = card.get("baseline") or {}
+        bpa = (base.get("pairwise_accuracy") or {}).get("value")
+        if bpa is not None:
+            text += f" (baseline {base.get('name')} {bpa:.2f})"
     text += f" ({card.get('dataset')}, n = {card.get('n')})"
     return text + (" - measured on another judge" if status == "other_judge" else "")
 

@@ -250,6 +250,14 @@ _SPECS: tuple[MetricSpec, ...] = (
                "1 when faithfulness < 1 (at least one unsupported claim); its mean is the hallucination rate",
                aliases=("hallucination_rate",), higher_is_better=False, needs=_rel("judge", "contexts"),
                default=True, derived_from="faithfulness"),
+    # --- JUDGE (issue 18): the deterministic, reference-free faithfulness signal ---------------
+    # Scorer: ragworkbook.metrics.support (through ragworkbook.judging.metrics.METRICS, computed
+    # without an LLM); measured like any judge by `ragworkbook judge-check --dataset ff --judge word-support`.
+    MetricSpec("word_support", "judged", "word support",
+               "content words of the answer found in the retrieved context (stemmed) / content words of the "
+               "answer; no LLM",
+               aliases=("content_word_support", "word-support")),
+    # --- end JUDGE -----------------------------------------------------------------------------
 )
 
 #: Canonical name -> spec, in declaration order (the order reports list metrics in).

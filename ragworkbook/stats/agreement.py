@@ -45,6 +45,7 @@ __all__ = [
     "accuracy",
     "confusion_matrix",
     "cohen_kappa",
+    "KAPPA_BANDS",
     "kappa_interpretation",
     "Preference",
     "pairwise_preference",
@@ -182,13 +183,21 @@ def cohen_kappa(
     return 1.0 - observed_dis / expected_dis
 
 
+#: The one vocabulary for agreement in the package: Landis & Koch's (1977) bands for Cohen's kappa,
+#: ``(upper bound, name)``; below 0 is "poor (worse than chance)", above 0.80 "almost perfect". A
+#: kappa *above* 0.60 is "substantial": the judge reliability gate's threshold
+#: (:data:`ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`) is that band's lower edge.
+KAPPA_BANDS: tuple[tuple[float, str], ...] = ((0.20, "slight"), (0.40, "fair"), (0.60, "moderate"),
+                                              (0.80, "substantial"))
+
+
 def kappa_interpretation(kappa: float) -> str:
-    """The Landis & Koch (1977) verbal scale for a kappa value (a convention, not a test)."""
+    """The Landis & Koch (1977) band of a kappa value (:data:`KAPPA_BANDS`; a convention, not a test)."""
     if kappa is None or math.isnan(kappa):
         raise ValueError("kappa is undefined (NaN/None): there is nothing to interpret")
     if kappa < 0:
         return "poor (worse than chance)"
-    for bound, name in [(0.20, "slight"), (0.40, "fair"), (0.60, "moderate"), (0.80, "substantial")]:
+    for bound, name in KAPPA_BANDS:
         if kappa <= bound:
             return name
     return "almost perfect"
@@ -361,28 +370,45 @@ def kappa_standard_error(a: Sequence[Hashable | None], b: Sequence[Hashable | No
 
 def kappa_estimate(a: Sequence[Hashable | None], b: Sequence[Hashable | None],
                    labels: Sequence[Hashable] | None = None, *, confidence: float = 0.95,
-                   n_resamples: int = 2000, seed: int = 0) -> Estimate:
-    """Cohen's kappa of two raters with a percentile bootstrap interval over the items.
+                   n_resamples: int = 2000, seed: int = 0, groups: Sequence[Hashable] | None = None,
+                   unit: str = "items") -> Estimate:
+    """Cohen's kappa of two raters with a percentile bootstrap interval.
 
     Items where either label is None are dropped first (``n`` counts the rest).
-    ``labels`` fixes the label set (pass it: a resample may miss a label). A
-    resample on which both raters use one and the same single label has kappa 0/0
-    and is skipped (counted in ``n_skipped``), rather than taken as 1.0.
+    ``labels`` fixes the label set (pass it: a resample may miss a label). ``groups``
+    (one key per item) resamples whole groups instead of items: the two items of one
+    WikiEval question, the two annotators' labels of one pair; ``unit`` names what is
+    resampled in the estimate's ``method``. A resample on which both raters use one and
+    the same single label has kappa 0/0 and is skipped (counted in ``n_skipped``), rather
+    than taken as 1.0. Fewer than 5 items (groups): "too few".
     """
     from ragworkbook.stats.resampling import bootstrap_statistic
 
+    if groups is not None and len(groups) != len(a):
+        raise ValueError(f"groups must give one key per item ({len(groups)} keys for {len(a)} items)")
     p = paired_labels(a, b)
     xa, xb = np.asarray(p.a, dtype=object), np.asarray(p.b, dtype=object)
     labs = (list(labels) if labels is not None
             else sorted(set(p.a) | set(p.b), key=lambda v: (str(type(v)), v)))
+    if groups is None:
+        members = [np.asarray([i]) for i in range(len(p.a))]
+    else:
+        dropped = set(p.dropped_index)
+        kept = [g for i, g in enumerate(groups) if i not in dropped]
+        order: dict[Hashable, list[int]] = {}
+        for i, g in enumerate(kept):
+            order.setdefault(g, []).append(i)
+        members = [np.asarray(v) for v in order.values()]
 
     def stat(idx: np.ndarray) -> float | None:
-        sa, sb = xa[idx].tolist(), xb[idx].tolist()
-        if len(set(sa)) == 1 and set(sa) == set(sb):
+        items = np.concatenate([members[i] for i in idx]) if len(idx) else np.asarray([], dtype=int)
+        sa, sb = xa[items].tolist(), xb[items].tolist()
+        if not sa or (len(set(sa)) == 1 and set(sa) == set(sb)):
             return None
         return cohen_kappa(sa, sb, labels=labs)
 
-    return bootstrap_statistic(stat, len(p.a), confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return bootstrap_statistic(stat, len(members), confidence=confidence, n_resamples=n_resamples, seed=seed,
+                               unit=unit)
 
 
 # --- pairs: the RAGAS paper's agreement -----------------------------------------------------------
@@ -433,7 +459,8 @@ def pairwise_accuracy(good: Sequence[float | None], bad: Sequence[float | None],
 def pairwise_accuracy_estimate(good: Sequence[float | None], bad: Sequence[float | None], *,
                                ties: str = "half", confidence: float = 0.95, n_resamples: int = 2000,
                                seed: int = 0) -> Estimate:
-    """:func:`pairwise_accuracy` with a percentile bootstrap interval over the pairs."""
+    """:func:`pairwise_accuracy` with a percentile bootstrap interval over the pairs ("too few"
+    below 5 pairs)."""
     from ragworkbook.stats.resampling import bootstrap_statistic
 
     pa = pairwise_accuracy(good, bad, ties=ties)
@@ -441,8 +468,8 @@ def pairwise_accuracy_estimate(good: Sequence[float | None], bad: Sequence[float
     g, b = np.asarray(p.a, dtype=float), np.asarray(p.b, dtype=float)
     credit = np.where(g > b, 1.0, np.where(g < b, 0.0, pa.tie_value))
     est = bootstrap_statistic(lambda idx: float(credit[idx].mean()), len(credit), confidence=confidence,
-                              n_resamples=n_resamples, seed=seed)
-    assert abs(est.value - pa.accuracy) < 1e-12
+                              n_resamples=n_resamples, seed=seed, unit="pairs")
+    assert est.too_few or abs(est.value - pa.accuracy) < 1e-12
     return est
 
 

@@ -15,7 +15,9 @@ remove that bias from the judge's verdicts on many more items:
   chance, or inverted): we refuse rather than return a number. The interval is a
   percentile bootstrap that resamples the labelled items (re-estimating TPR and
   TNR) and the judged items (re-estimating ``q``) independently; resamples with
-  ``TPR + TNR <= 1`` are skipped and counted.
+  ``TPR + TNR <= 1`` are skipped, counted and printed with the interval (the
+  interval is then over the resamples that had a judge better than chance, so many
+  skipped resamples mean the interval understates the uncertainty).
 - :func:`ppi_mean` - prediction-powered inference for a mean (Angelopoulos et al.
   2023, the correction ARES applies to its judges): with judge scores ``f`` on
   ``N`` unlabelled items and on ``n`` labelled items whose human scores are ``y``,
@@ -68,7 +70,9 @@ class CorrectedPrevalence:
 
     ``apparent`` is the judge's raw positive rate on the ``n_judged`` items; ``tpr`` and
     ``tnr`` were measured on the ``n_labelled`` labelled items; ``low``/``high`` the
-    bootstrap interval (``n_skipped`` resamples had ``TPR + TNR <= 1``).
+    percentile bootstrap interval over ``n_resamples`` resamples of the labelled and the
+    judged items (drawn independently), of which ``n_skipped`` had ``TPR + TNR <= 1`` and
+    were left out (:attr:`method` says so).
     """
 
     estimate: float
@@ -83,9 +87,16 @@ class CorrectedPrevalence:
     n_resamples: int = 0
     n_skipped: int = 0
 
+    @property
+    def method(self) -> str:
+        """What the interval resamples, and how many resamples were skipped."""
+        return (f"percentile bootstrap over the labelled and the judged items, independently "
+                f"({self.n_resamples} resamples, {self.n_skipped} skipped: TPR + TNR <= 1)")
+
     def __str__(self) -> str:
-        return (f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}] (apparent {self.apparent:.3f}, "
-                f"TPR {self.tpr:.3f}, TNR {self.tnr:.3f})")
+        interval = "[n/a]" if math.isnan(self.low) else f"[{self.low:.3f}, {self.high:.3f}]"
+        return (f"{self.estimate:.3f} {interval} (apparent {self.apparent:.3f}, TPR {self.tpr:.3f}, "
+                f"TNR {self.tnr:.3f}; {self.n_skipped} of {self.n_resamples} resamples skipped)")
 
 
 def _binary_array(x: Sequence[int | bool], name: str) -> np.ndarray:
@@ -149,7 +160,9 @@ def corrected_prevalence(judged: Sequence[int | bool], labelled_judge: Sequence[
 @dataclass(frozen=True)
 class PPIEstimate:
     """A prediction-powered mean: ``estimate`` = ``judge_mean`` - ``rectifier``, with its
-    normal interval; ``n_judged`` unlabelled and ``n_labelled`` labelled items."""
+    normal interval; ``n_judged`` unlabelled and ``n_labelled`` labelled items. With
+    ``bounds`` the estimate and the interval are clipped to them; ``unclipped`` keeps
+    ``(estimate, low, high)`` as computed and ``clipped`` says whether anything moved."""
 
     estimate: float
     low: float
@@ -159,10 +172,27 @@ class PPIEstimate:
     n_judged: int
     n_labelled: int
     confidence: float = 0.95
+    bounds: tuple[float, float] | None = (0.0, 1.0)
+    unclipped: tuple[float, float, float] | None = None
+
+    @property
+    def clipped(self) -> bool:
+        """Whether the estimate or the interval was clipped to ``bounds``."""
+        return self.unclipped is not None and self.unclipped != (self.estimate, self.low, self.high)
+
+    @property
+    def method(self) -> str:
+        """How the interval was made."""
+        b = self.bounds
+        return ("normal interval of the prediction-powered mean (judge variance on the unlabelled items + "
+                "error variance on the labelled items)" + (f", clipped to [{b[0]:g}, {b[1]:g}]" if b else ""))
 
     def __str__(self) -> str:
-        return (f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}] (judge alone {self.judge_mean:.3f}, "
-                f"rectifier {self.rectifier:+.3f})")
+        b = self.bounds
+        clip = f", clipped to [{b[0]:g}, {b[1]:g}]" if self.clipped and b else ""
+        return (f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}] (the judge's mean "
+                f"{self.judge_mean:.3f} minus its mean error on the labelled items "
+                f"{self.rectifier:.3f}{clip})")
 
 
 def _float_array(x: Sequence[float], name: str) -> np.ndarray:
@@ -175,17 +205,21 @@ def _float_array(x: Sequence[float], name: str) -> np.ndarray:
 
 
 def ppi_mean(judged: Sequence[float], labelled_judge: Sequence[float], labelled_human: Sequence[float], *,
-             confidence: float = 0.95) -> PPIEstimate:
+             confidence: float = 0.95, bounds: tuple[float, float] | None = (0.0, 1.0)) -> PPIEstimate:
     """Prediction-powered mean of a score: the judge's mean on the ``judged`` (unlabelled) items,
     corrected by its mean error ``labelled_judge - labelled_human`` on the labelled items.
 
     Interval: ``estimate -/+ z * sqrt(var(judged) / N + var(labelled_judge - labelled_human) / n)``
-    with sample variances (ddof = 1) and ``z`` the normal quantile for ``confidence``.
+    with sample variances (ddof = 1) and ``z`` the normal quantile for ``confidence``. ``bounds``
+    (default [0, 1], the range of a share or a judged score; None: no clipping) clips the
+    estimate and the interval.
     """
     from scipy.stats import norm
 
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if bounds is not None and not bounds[0] < bounds[1]:
+        raise ValueError(f"bounds must be (low, high) with low < high, got {bounds}")
     f = _float_array(judged, "judged")
     lj, lh = _float_array(labelled_judge, "labelled_judge"), _float_array(labelled_human, "labelled_human")
     if lj.size != lh.size:
@@ -196,5 +230,11 @@ def ppi_mean(judged: Sequence[float], labelled_judge: Sequence[float], labelled_
     est = judge_mean - rectifier
     se = math.sqrt(float(f.var(ddof=1)) / f.size + float(err.var(ddof=1)) / err.size)
     z = float(norm.ppf(0.5 + confidence / 2))
-    return PPIEstimate(est, est - z * se, est + z * se, judge_mean, rectifier, int(f.size), int(err.size),
-                       confidence)
+    raw = (est, est - z * se, est + z * se)
+    if bounds is not None:
+        lo, hi = bounds
+        est, low, high = (min(hi, max(lo, x)) for x in raw)
+    else:
+        est, low, high = raw
+    return PPIEstimate(est, low, high, judge_mean, rectifier, int(f.size), int(err.size), confidence, bounds,
+                       raw)

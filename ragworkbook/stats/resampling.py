@@ -7,8 +7,10 @@ another 8 questions of the same kind; these functions say how easily.
   seeded, reproducible across runs). Agrees with
   ``scipy.stats.bootstrap(method="percentile")`` up to resampling noise.
 - :func:`bootstrap_statistic` — percentile bootstrap CI of any statistic of
-  paired items (kappa, a pairwise accuracy, a flip rate), resampling the items;
-  resamples on which the statistic is undefined are skipped and counted.
+  paired items (kappa, a pairwise accuracy), resampling the items (or pairs);
+  resamples on which the statistic is undefined are skipped and counted. An
+  :class:`Estimate` says what its interval resamples (``method``), and from fewer
+  than :data:`MIN_ITEMS` (5) items there is no number at all: "too few".
 - :func:`paired_test` — two systems scored on the same questions: the
   two-sided sign-flip randomisation test on the per-question differences
   (exact enumeration of all ``2**n`` sign patterns when that is at most
@@ -33,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "Estimate", "PairedTestResult", "bootstrap_ci", "bootstrap_statistic",
-           "paired_test", "bootstrap_means"]
+__all__ = ["ConfidenceInterval", "Estimate", "MIN_ITEMS", "TOO_FEW", "too_few", "PairedTestResult",
+           "bootstrap_ci", "bootstrap_statistic", "paired_test", "bootstrap_means"]
 
 _TOL = 1e-12  # relative tolerance when comparing resampled statistics with the observed one
 _BATCH = 2_000_000  # max resample cells held in memory at once
@@ -58,13 +60,22 @@ class ConfidenceInterval:
         return (self.mean, self.low, self.high)
 
 
+#: The fewest items a rate or an interval is computed from: below it, "too few" (no number).
+MIN_ITEMS = 5
+#: The note of an :class:`Estimate` computed from fewer than :data:`MIN_ITEMS` items.
+TOO_FEW = "too few"
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """A statistic with its percentile bootstrap interval.
+    """A statistic with its interval, and what the interval is.
 
-    ``value`` is the statistic on all ``n`` items; ``low``/``high`` the interval;
+    ``value`` is the statistic on all ``n`` items; ``low``/``high`` the interval at
+    ``confidence``; ``method`` says how it was made and what it resamples ("percentile
+    bootstrap over pairs (2000 resamples, seed 0)", "Wilson score interval"); for a bootstrap,
     ``n_skipped`` counts the resamples on which the statistic was undefined (left out).
-    ``value`` is NaN (and the interval too) when the statistic is undefined on the data.
+    ``value`` is NaN (and the interval too) when the statistic is undefined on the data, and
+    when there were fewer than :data:`MIN_ITEMS` items: then ``note`` is :data:`TOO_FEW`.
     """
 
     value: float
@@ -74,19 +85,49 @@ class Estimate:
     confidence: float = 0.95
     n_resamples: int = 0
     n_skipped: int = 0
+    method: str = ""
+    note: str = ""
+
+    @property
+    def too_few(self) -> bool:
+        """True when no number was computed because there were fewer than :data:`MIN_ITEMS` items."""
+        return self.note == TOO_FEW
 
     def __str__(self) -> str:
+        if self.too_few:
+            return f"{TOO_FEW} (n = {self.n})"
         if math.isnan(self.value):
             return "n/a"
+        if math.isnan(self.low):
+            return f"{self.value:.3f} [n/a]"
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
+    def excludes(self, x: float) -> bool:
+        """Whether the interval lies entirely above or below ``x`` (False when there is none)."""
+        if math.isnan(self.low) or math.isnan(self.high):
+            return False
+        return self.low > x or self.high < x
+
     def to_dict(self) -> dict[str, Any]:
-        """``{"value", "low", "high", "n", "confidence"}`` (NaN as None), for JSON."""
+        """``{"value", "low", "high", "n", "confidence", "method"}`` (NaN as None), plus ``note``
+        when there is one and ``n_skipped`` when resamples were skipped, for JSON."""
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
 
-        return {"value": num(self.value), "low": num(self.low), "high": num(self.high), "n": self.n,
-                "confidence": self.confidence}
+        out: dict[str, Any] = {"value": num(self.value), "low": num(self.low), "high": num(self.high),
+                               "n": self.n, "confidence": self.confidence, "method": self.method}
+        if self.note:
+            out["note"] = self.note
+        if self.n_skipped:
+            out["n_skipped"] = self.n_skipped
+            out["n_resamples"] = self.n_resamples
+        return out
+
+
+def too_few(n: int, confidence: float = 0.95, method: str = "") -> Estimate:
+    """The :class:`Estimate` of a statistic over fewer than :data:`MIN_ITEMS` items: no number."""
+    nan = float("nan")
+    return Estimate(nan, nan, nan, int(n), confidence, 0, 0, method, TOO_FEW)
 
 
 @dataclass(frozen=True)
@@ -176,22 +217,28 @@ def bootstrap_ci(
 
 
 def bootstrap_statistic(statistic: Callable[[np.ndarray], float | None], n: int, *,
-                        confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> Estimate:
-    """Percentile bootstrap interval of ``statistic`` over ``n`` items.
+                        confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0,
+                        unit: str = "items", min_items: int = MIN_ITEMS) -> Estimate:
+    """Percentile bootstrap interval of ``statistic`` over ``n`` items (``unit`` names them in
+    the estimate's ``method``: "pairs", "items").
 
     ``statistic(idx)`` computes the statistic on the items at the integer positions
     ``idx`` (with repeats); it returns None (or NaN) when the statistic is undefined
     on that sample, and such resamples are skipped and counted (``n_skipped``).
     Resample indices come from ``numpy.random.default_rng(seed).integers(0, n, n)``,
     one resample after the other, so the result depends only on the data,
-    ``n_resamples`` and ``seed``. With ``n == 0`` or an undefined statistic on the
-    full sample, every number is NaN.
+    ``n_resamples`` and ``seed``. With fewer than ``min_items`` items (default
+    :data:`MIN_ITEMS`) there is no number: the estimate is "too few" (:func:`too_few`).
+    With an undefined statistic on the full sample every number is NaN.
     """
     _check_common(confidence, n_resamples)
     nan = float("nan")
-    full = statistic(np.arange(n)) if n else None
+    method = f"percentile bootstrap over {unit} ({n_resamples} resamples, seed {seed})"
+    if n < min_items:
+        return too_few(n, confidence, method)
+    full = statistic(np.arange(n))
     if full is None or math.isnan(float(full)):
-        return Estimate(nan, nan, nan, n, confidence, 0, 0)
+        return Estimate(nan, nan, nan, n, confidence, 0, 0, method)
     rng = np.random.default_rng(seed)
     values = []
     skipped = 0
@@ -202,10 +249,10 @@ def bootstrap_statistic(statistic: Callable[[np.ndarray], float | None], n: int,
         else:
             values.append(float(v))
     if not values:
-        return Estimate(float(full), nan, nan, n, confidence, n_resamples, skipped)
+        return Estimate(float(full), nan, nan, n, confidence, n_resamples, skipped, method)
     alpha = 1.0 - confidence
     low, high = np.quantile(np.asarray(values), [alpha / 2, 1 - alpha / 2])
-    return Estimate(float(full), float(low), float(high), n, confidence, n_resamples, skipped)
+    return Estimate(float(full), float(low), float(high), n, confidence, n_resamples, skipped, method)
 
 
 def _sign_patterns(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, bool]:

@@ -717,23 +717,31 @@ def _d4(ctx: _Context) -> ReproducedNumber:
         res = judge_check(name, Judge(ReplayGenerator(recording_path(name))), limit=RECORDED_PAIRS[name],
                           repeats=0)
         pa = res.stats["pairwise_accuracy"]
+        base = res.stats["baseline"]
+        bpa, diff = base["pairwise_accuracy"], base["difference"]
         checks[name] = {"n": res.n, "failures": res.failures, "pairwise_accuracy": pa.value,
-                        "low": pa.low, "high": pa.high}
+                        "low": pa.low, "high": pa.high, "baseline": base["name"],
+                        "baseline_pairwise_accuracy": bpa.value, "difference": diff.value,
+                        "difference_low": diff.low, "difference_high": diff.high, "verdict": base["verdict"]}
         figs.append(_fig(label, printed, pa.value))
-    judged = ", ".join(f"{_D4[k][0]} {v['pairwise_accuracy']:.2f} [{v['low']:.2f}, {v['high']:.2f}] "
-                       f"on {v['n']} pairs ({v['failures']} failed "
-                       f"judgment{'' if v['failures'] == 1 else 's'})"
-                       for k, v in checks.items())
+    judged = "; ".join(
+        f"{_D4[k][0]} {v['pairwise_accuracy']:.2f} [{v['low']:.2f}, {v['high']:.2f}] on {v['n']} pairs "
+        f"({v['failures']} failed judgment{'' if v['failures'] == 1 else 's'}), its baseline "
+        f"({v['baseline']}) {v['baseline_pairwise_accuracy']:.2f} on the same pairs, judge minus baseline "
+        f"{v['difference']:+.2f} [{v['difference_low']:+.2f}, {v['difference_high']:+.2f}]"
+        for k, v in checks.items())
+    ff = checks["wikieval-faithfulness"]
+    same = f"{ff['baseline_pairwise_accuracy']:.2f}" == _D4["wikieval-faithfulness"][1]
     return _row("D4", "RAGAS paper: agreement with human pairwise preferences on WikiEval", "environment",
                 figs,
                 status="environment",
                 reason="documented with a gpt-3.5-turbo judge, which the workbook cannot run offline; "
-                "measured "
-                "with the embedded SmolLM2-135M judge (its recorded runs, replayed; a tie counts "
-                f"half): {judged}. "
-                "Measure your own judge with `ragworkbook judge-check --dataset "
-                "wikieval-faithfulness --backend "
-                "ollama --model qwen3:4b --limit 0`",
+                "measured against WikiEval's construction labels (its `label` column is not a quality label) "
+                "with the embedded SmolLM2-135M judge (its recorded runs, replayed; a tie counts half): "
+                f"{judged}."
+                + (" Word overlap alone reaches the documented faithfulness figure." if same else "")
+                + " Measure your own judge with `ragworkbook judge-check --dataset wikieval-faithfulness "
+                "--backend ollama --model qwen3:4b --limit 0`",
                 details={"judge_checks": _jsonable(checks)})
 
 

@@ -35,10 +35,18 @@ class Pipeline:
         return _Answer(self.text, CONTEXT)
 
 
-def _card(kappa: float, model: str = "rule-judge") -> dict:
+def _card(kappa: float, model: str = "rule-judge", pairs: int = 50, difference: float = 0.2) -> dict:
+    """A measured card: kappa with a +-0.1 interval, on ``pairs`` labelled pairs, beating its baseline by
+    ``difference`` (interval +-0.1)."""
     return {"status": "measured", "judge": f"fake:{model}", "model": model, "metric": "faithfulness",
-            "dataset": "wikieval-faithfulness", "n": 50,
-            "kappa": {"value": kappa, "low": kappa - 0.1, "high": kappa + 0.1, "n": 100, "confidence": 0.95}}
+            "dataset": "wikieval-faithfulness", "n": pairs, "n_pairs": pairs,
+            "kappa": {"value": kappa, "low": kappa - 0.1, "high": kappa + 0.1, "n": 2 * pairs,
+                      "confidence": 0.95},
+            "pairwise_accuracy": {"value": 0.9, "low": 0.8, "high": 1.0, "n": pairs},
+            "baseline": {"name": "word overlap", "pairwise_accuracy": {"value": 0.7, "n": pairs},
+                         "difference": {"value": difference, "low": difference - 0.1,
+                                        "high": difference + 0.1, "n": pairs},
+                         "p_value": 0.01, "verdict": "better" if difference > 0.1 else "not shown different"}}
 
 
 def _report(card=None, answer="The optimizer was Adam.", name="a"):
@@ -70,10 +78,43 @@ def test_an_unmeasured_judge_is_never_rated_acceptable_or_good():
 def test_a_judge_below_the_agreement_threshold_is_not_rated_and_says_why():
     t = apply_targets(_report(_card(0.3)))
     assert set(t["rating"]) == {NOT_RATED}
-    assert "Cohen's kappa 0.30 on wikieval-faithfulness (n = 50) is below 0.60" in t["note"][0]
-    assert t["judge"][0] == "kappa 0.30 [0.20, 0.40] (wikieval-faithfulness, n = 50)"
+    assert ("Cohen's kappa 0.30 [0.20, 0.40] on wikieval-faithfulness (n = 50 pairs); its lower bound must "
+            "be above 0.60") in t["note"][0]
+    assert t["judge"][0] == ("kappa 0.30 [0.20, 0.40], pairwise accuracy 0.90 (baseline word overlap 0.70) "
+                             "(wikieval-faithfulness, n = 50)")
     # the threshold is stated and can be moved
-    assert apply_targets(_report(_card(0.3)), min_kappa=0.25)["rating"].tolist() == ["good", "good"]
+    assert apply_targets(_report(_card(0.3)), min_kappa=0.15)["rating"].tolist() == ["good", "good"]
+    # a kappa of 0.65 is above 0.6, but its interval is not: luck could have given it
+    assert set(apply_targets(_report(_card(0.65)))["rating"]) == {NOT_RATED}
+
+
+def test_a_two_pair_card_with_perfect_kappa_is_refused():
+    from ragworkbook.judging.reliability import trusted
+
+    lucky = _card(1.0, pairs=2)
+    lucky["kappa"].update(low=1.0, high=1.0)
+    ok, why = trusted(lucky)
+    assert not ok and "too few labelled pairs to trust the judge: 2 scored pairs" in why
+    assert "fewer than 30" in why
+    t = apply_targets(_report(lucky))
+    assert set(t["rating"]) == {NOT_RATED} and "too few labelled pairs" in t["note"][0]
+
+
+def test_a_judge_no_better_than_its_baseline_is_refused():
+    from ragworkbook.judging.reliability import trusted
+
+    ok, why = trusted(_card(0.9, difference=0.05))
+    assert not ok
+    assert ("not shown better than its baseline (word overlap): pairwise accuracy difference +0.05 "
+            "[-0.05, +0.15]") in why
+    no_baseline = _card(0.9)
+    del no_baseline["baseline"]
+    ok, why = trusted(no_baseline)
+    assert not ok and "no baseline comparison" in why
+    too_few = _card(0.9)
+    too_few["kappa"] = {"value": None, "low": None, "high": None, "n": 4, "note": "too few"}
+    assert trusted(too_few) == (False, "the judge's kappa on wikieval-faithfulness is too few items; not rated")
+    assert trusted(_card(0.9)) == (True, "")
 
 
 def test_a_measured_reliable_judge_is_rated():
@@ -119,6 +160,42 @@ def test_compare_command_exits_non_zero_on_an_untrusted_judge(tmp_path, capsys):
     assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination", "--trust-judge",
                  "--min-pairs", "1"]) == 0  # four questions: the minimum is lowered
     assert main(["compare", str(pa), str(pb), "--fail-if-worse", "bleu", "--min-pairs", "1"]) == 0
+
+
+def test_eval_attaches_a_saved_judge_check_and_compare_reads_it(tmp_path, capsys, monkeypatch):
+    """judge-check --out FILE, then eval --judge-check FILE: the report carries the card, and the gate
+    refuses the word support (kappa 0.70 [0.58, 0.82]: its lower bound is not above 0.6)."""
+    from ragworkbook.paths import data_path
+
+    for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD"):
+        monkeypatch.delenv(name, raising=False)
+    card = tmp_path / "ws.json"
+    assert main(["judge-check", "--dataset", "ff", "--judge", "word-support", "--out", str(card),
+                 "--no-progress"]) == 0
+    reports = []
+    for name in ("dense_ragas", "bm25_ragas"):
+        out = tmp_path / f"{name}.json"
+        assert main(["eval", "--answers", str(data_path("outputs", f"{name}.jsonl")), "--metric", "word_support",
+                     "--judge-check", str(card), "--out", str(out), "--no-progress"]) == 0
+        reports.append(out)
+    capsys.readouterr()
+    rep = Report.load(reports[0])
+    got = rep.reliability("word_support")
+    assert got["status"] == "measured" and got["metric"] == "word_support" and got["n_pairs"] == 50
+    assert got["baseline"]["name"] == "word overlap"
+    assert main(["compare", *map(str, reports), "--fail-if-worse", "word_support"]) == 1
+    err = capsys.readouterr().err
+    assert "GATE FAILED: word_support is judged by an LLM whose reliability is not established" in err
+    assert "its lower bound must be above 0.60" in err
+    # a file that is not a judge-check, and a card without a judge to describe
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    assert main(["eval", "--answers", str(data_path("outputs", "dense_ragas.jsonl")), "--metric",
+                 "word_support", "--judge-check", str(bad), "--no-progress"]) == 2
+    assert "not a judge-check result" in capsys.readouterr().err
+    assert main(["eval", "--answers", str(data_path("outputs", "dense_ragas.jsonl")), "--metric", "bleu",
+                 "--judge-check", str(card), "--no-progress"]) == 2
+    assert "--judge-check describes the judge of the judged metrics: add --judge" in capsys.readouterr().err
 
 
 def test_bad_reliability_input():

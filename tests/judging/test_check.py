@@ -69,16 +69,58 @@ def test_a_judge_that_agrees_perfectly_on_wikieval_faithfulness():
     assert out["pairwise_accuracy"]["value"] == 1.0 and out["pairwise_accuracy"]["tie_value"] == 0.5
     assert set(out["kappa"]) >= {"value", "low", "high"}
     assert out["documented"]["pairwise_accuracy"] == 0.95
-    assert "pairwise accuracy (a tie counts half; chance 0.500): 1.000" in r.format()
+    assert out["kappa"]["method"] == "percentile bootstrap over pairs (200 resamples, seed 0)"
+    assert out["agreement"]["method"] == "Wilson score interval"
+    text = r.format()
+    assert "pairwise accuracy (a tie counts half; chance 0.500): 1.000" in text
+    # the baseline, word overlap, ranks 5 of these 6 grounded answers first and ties one: with 6 pairs
+    # the perfect judge is not shown better than it
+    base = s["baseline"]
+    assert base["name"] == "word overlap" and base["pairwise_accuracy"].value == pytest.approx(5.5 / 6)
+    assert base["difference"].value == pytest.approx(0.5 / 6) and base["verdict"] == "not shown different"
+    assert "baseline, word overlap" in text and "not shown different from its baseline" in text
+    assert [p["baseline"] for p in r.pairs][0][0] > [p["baseline"] for p in r.pairs][0][1]
+    card = out["card"]
+    assert card["n_pairs"] == 6 and card["baseline"]["verdict"] == "not shown different"
     json.dumps(out)
 
 
+def test_word_support_is_measured_like_a_judge_on_every_pair():
+    r = judge_check("ff", "word-support")
+    s = r.stats
+    assert (r.n, r.judge, r.metric, r.settings["threshold"]) == (50, "deterministic:word_support",
+                                                                  "word_support", 0.9)
+    assert s["pairwise_accuracy"].value >= 0.9 and "self_consistency" not in s
+    assert s["baseline"]["pairwise_accuracy"].value == 0.95  # the issue's and FINDINGS' figure
+    assert "Madres" in r.pairs[4]["bad_unsupported"]  # an invented film title is listed
+    assert "self-consistency: deterministic" in r.format()
+    with pytest.raises(ValueError, match="word-support measures faithfulness"):
+        judge_check("ar", "word-support")
+    with pytest.raises(ValueError, match="unknown judge 'rouge'"):
+        judge_check("ff", "rouge")
+
+
 def test_a_constant_judge_is_at_chance(monkeypatch):
-    monkeypatch.setattr("ragworkbook.embeddings.encode", lambda texts: np.ones((len(texts), 3)))
+    monkeypatch.setattr("ragworkbook.embeddings.encode", lambda texts, **kw: np.ones((len(texts), 3)))
     r = judge_check("ar", Judge(_Constant()), limit=5, repeats=0, n_resamples=100)
     s = r.stats
     assert s["pairwise_accuracy"].value == 0.5 and s["pairwise_accuracy"].ties == 5  # every pair ties
     assert s["kappa"].value == 0.0 and "self_consistency" not in s
+    # the constant embedding makes the baseline tie everywhere too: no difference
+    assert s["baseline"]["pairwise_accuracy"].value == 0.5 and s["baseline"]["difference"].value == 0.0
+
+
+def test_fewer_than_five_pairs_give_no_number():
+    r = judge_check("ff", Judge(Oracle()), limit=2, repeats=0, n_resamples=100)
+    s = r.stats
+    assert s["pairwise_accuracy"].too_few and s["kappa"].too_few and s["agreement"].too_few
+    assert s["baseline"]["verdict"] == "too few"
+    text = r.format()
+    assert "pairwise accuracy (a tie counts half; chance 0.500): too few (n = 2)" in text
+    assert "Cohen's kappa too few (n = 2)" in text
+    assert r.to_dict()["kappa"] == {"value": None, "low": None, "high": None, "n": 2, "confidence": 0.95,
+                                    "method": "percentile bootstrap over pairs (100 resamples, seed 0)",
+                                    "note": "too few"}
 
 
 class _Constant(Generator):
@@ -94,20 +136,34 @@ class _Constant(Generator):
 def test_ragchecker_pairs_position_bias_inconsistency_and_failures():
     pairs = round_robin(load_ragchecker(predictions=False).pairs)
     fail_query = pairs[1].query
-    r = judge_check("ragchecker", Judge(Oracle(fail=[fail_query])), limit=6, repeats=2, n_resamples=200)
+    r = judge_check("ragchecker", Judge(Oracle(fail=[fail_query])), limit=8, repeats=2, n_resamples=200)
     s = r.stats
-    assert (r.n, r.failures, r.metric) == (6, 1, "pairwise")
-    assert s["verdict_counts"] == {"A": 0, "tie": 0, "B": 0, "inconsistent": 5, "failed": 1}
-    assert s["position_bias"]["rate"].value == 1.0 and s["position_bias"]["decisive"] == 10
-    assert s["inconsistent_rate"].value == 1.0
-    assert s["agreement"].value == 0.0  # an inconsistent verdict never agrees with an annotator
-    assert np.isnan(s["win_rate_judge"].value)  # no consistent decisive verdict
+    assert (r.n, r.failures, r.metric) == (8, 1, "pairwise")
+    assert s["verdict_counts"] == {"A": 0, "tie": 0, "B": 0, "inconsistent": 7, "failed": 1}
+    assert s["position_bias"]["rate"].value == 1.0 and s["position_bias"]["decisive"] == 14
+    assert s["position_bias"]["rate"].method == "Wilson score interval"
+    # an inconsistent verdict is its own rate, not a verdict an annotator could give:
+    assert s["inconsistent_rate"].value == 1.0 and s["inconsistent_rate"].n == 7
+    assert s["agreement"].too_few and s["kappa"].too_few  # no consistent verdict to compare
+    # ... and it counts half in the pairwise accuracy: a judge answering the position is at chance
+    pa = s["pairwise_accuracy"]
+    assert (pa.value, pa.n, pa.ties) == (0.5, 5, 5)
+    assert s["win_rate_judge"].too_few  # no consistent decisive verdict
     assert 0.0 <= s["annotator_agreement"].value <= 1.0
+    assert s["baseline"]["name"] == "token-F1 difference" and len(r.pairs[0]["baseline"]) <= 3
     assert r.pairs[1]["outcome"] == "failed" and r.pairs[0]["annotators"] == [
         ("B" if x > 0 else "A" if x < 0 else "tie") for x in pairs[0].labels["overall"]]
     text = r.format()
-    assert "position bias: chose the answer shown first in 10 of 10 decisive verdicts" in text
+    assert "position bias: chose the answer shown first in 14 of 14 decisive order-verdicts" in text
     assert "ceiling, annotator 1 vs annotator 2" in text
+    assert "a tie or an inconsistent verdict counts half; chance 0.500" in text
+
+
+def test_ragchecker_half_credit_when_the_judge_cannot_tell():
+    from ragworkbook.judging.check import _pair_credit
+
+    assert [_pair_credit(v, "A") for v in ("A", "B", "tie", "inconsistent", None)] == [1.0, 0.0, 0.5, 0.5,
+                                                                                       None]
 
 
 def test_bad_arguments():
@@ -117,3 +173,6 @@ def test_bad_arguments():
         judge_check("ff", Judge(Oracle()), temperature=0.0)
     with pytest.raises(ValueError, match="unknown aspect 'style'"):
         judge_check("ragchecker", Judge(Oracle()), aspect="style")
+    for bad in (float("nan"), -0.1, 1.5):
+        with pytest.raises(ValueError, match="threshold must be a score between 0 and 1"):
+            judge_check("ff", Judge(Oracle()), threshold=bad)

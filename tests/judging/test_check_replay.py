@@ -7,6 +7,7 @@ import json
 import pytest
 
 from ragworkbook.cli import main
+from ragworkbook.judging.check import recording_path
 
 
 @pytest.fixture(autouse=True)
@@ -57,9 +58,39 @@ def test_every_recorded_pair_replays():
     assert rc.n == 24 and rc.stats["position_bias"]["decisive"] > 0
 
 
-def test_asking_for_more_than_was_recorded_says_how_to_record(capsys):
-    status, _, err = _run(capsys, "--dataset", "ragchecker", "--limit", "25", "--repeats", "0")
+def test_asking_the_bundled_recording_for_more_than_it_holds_says_how_many_it_holds(capsys):
+    for limit, asked in (("25", "asks for 25 pairs"), ("0", "asks for every pair")):
+        status, out, err = _run(capsys, "--dataset", "ragchecker", "--limit", limit, "--repeats", "0")
+        assert status == 2 and not out
+        assert "the bundled recording of the embedded judge on ragchecker holds 24 of its pairs" in err
+        assert asked in err and "give --limit 24 or less, or judge live" in err
+
+
+def test_a_recording_of_your_own_that_misses_says_how_to_record(capsys, tmp_path):
+    import shutil
+
+    mine = tmp_path / "mine.json"
+    shutil.copy(recording_path("ragchecker"), mine)
+    status, _, err = _run(capsys, "--dataset", "ragchecker", "--limit", "25", "--repeats", "0",
+                          "--recording", str(mine))
     assert status == 1 and "strict replay: no recorded answer" in err and "RAGWORKBOOK_RECORD=1" in err
+
+
+def test_the_threshold_is_a_score(capsys):
+    for bad in ("nan", "-0.5", "1.5"):
+        status, _, err = _run(capsys, "--dataset", "ff", "--threshold", bad)
+        assert status == 2 and "--threshold must be a score between 0 and 1" in err, err
+
+
+def test_out_saves_the_card_and_word_support_needs_no_model(capsys, tmp_path):
+    out = tmp_path / "ws.json"
+    status, text, _ = _run(capsys, "--dataset", "ff", "--judge", "word-support", "--out", str(out))
+    assert status == 0 and f"saved to {out}" in text and "judge: deterministic:word_support" in text
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["card"]["metric"] == "word_support" and doc["card"]["n_pairs"] == 50
+    assert doc["card"]["baseline"]["name"] == "word overlap"
+    status, _, err = _run(capsys, "--dataset", "ff", "--judge", "word-support", "--backend", "embedded")
+    assert status == 2 and "--backend choose an LLM judge; --judge word-support uses none" in err
 
 
 def test_bad_dataset_and_limit(capsys):

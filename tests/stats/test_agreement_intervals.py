@@ -53,23 +53,39 @@ def test_bootstrap_kappa_interval_is_close_to_statsmodels_on_a_large_sample():
 
 
 def test_kappa_estimate_skips_undefined_resamples_and_is_seeded():
-    a, b = [1, 1, 1, 0], [1, 1, 1, 1]
+    a, b = [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]
     est = kappa_estimate(a, b, labels=[0, 1], n_resamples=300)
     assert est.value == cohen_kappa(a, b, labels=[0, 1])
     assert est.n_skipped > 0  # resamples with only the 1s: both raters constant and equal
+    assert est.to_dict()["n_skipped"] == est.n_skipped
     assert kappa_estimate(a, b, labels=[0, 1], n_resamples=300) == est
 
 
+def test_kappa_estimate_resamples_groups_and_refuses_fewer_than_five():
+    a, b = [1, 0] * 6, [1, 0] * 5 + [0, 1]
+    grouped = kappa_estimate(a, b, labels=[0, 1], groups=[i // 2 for i in range(12)], unit="pairs",
+                             n_resamples=300)
+    assert grouped.value == cohen_kappa(a, b) and grouped.n == 6  # six groups of two items
+    assert grouped.method == "percentile bootstrap over pairs (300 resamples, seed 0)"
+    assert kappa_estimate(a, b, labels=[0, 1], n_resamples=300).n == 12
+    small = kappa_estimate([1, 0], [1, 0], labels=[0, 1])  # a perfect kappa on two items: no number
+    assert small.too_few and np.isnan(small.value) and str(small) == "too few (n = 2)"
+    with pytest.raises(ValueError, match="one key per item"):
+        kappa_estimate(a, b, groups=[0, 1])
+
+
 def test_pairwise_accuracy_counts_ties_half_or_as_losses():
-    good, bad = [1.0, 0.5, 0.2, 0.7, None], [0.0, 0.5, 0.9, 0.1, 1.0]
+    good, bad = [1.0, 0.5, 0.2, 0.7, 0.3, None], [0.0, 0.5, 0.9, 0.1, 0.4, 1.0]
     half = pairwise_accuracy(good, bad)
-    assert (half.wins, half.ties, half.losses, half.n, half.n_dropped) == (2, 1, 1, 4, 1)
-    assert half.accuracy == pytest.approx(2.5 / 4)
-    assert pairwise_accuracy(good, bad, ties="loss").accuracy == pytest.approx(2 / 4)
+    assert (half.wins, half.ties, half.losses, half.n, half.n_dropped) == (2, 1, 2, 5, 1)
+    assert half.accuracy == pytest.approx(2.5 / 5)
+    assert pairwise_accuracy(good, bad, ties="loss").accuracy == pytest.approx(2 / 5)
     # a metric that scores everything alike is at chance: 0.5
     assert pairwise_accuracy([0.3] * 5, [0.3] * 5).accuracy == 0.5
     est = pairwise_accuracy_estimate(good, bad, n_resamples=200)
-    assert est.value == pytest.approx(2.5 / 4) and est.low <= est.value <= est.high
+    assert est.value == pytest.approx(2.5 / 5) and est.low <= est.value <= est.high
+    assert "over pairs" in est.method
+    assert pairwise_accuracy_estimate(good[:3], bad[:3]).too_few
     with pytest.raises(ValueError, match="ties must be 'half' or 'loss'"):
         pairwise_accuracy(good, bad, ties="drop")
     with pytest.raises(ValueError, match="no pair has a score for both"):
@@ -89,11 +105,17 @@ def test_binary_rates_and_majority_baseline():
         binary_rates([2], [1])
 
 
-def test_bootstrap_statistic_undefined_and_empty():
+def test_bootstrap_statistic_undefined_empty_and_too_few():
     est = bootstrap_statistic(lambda idx: None, 5)
     assert np.isnan(est.value) and str(est) == "n/a" and est.to_dict()["value"] is None
-    assert np.isnan(bootstrap_statistic(lambda idx: 1.0, 0).value)
-    arr = np.array([0.0, 1.0, 1.0, 1.0])
-    est = bootstrap_statistic(lambda idx: float(arr[idx].mean()), 4, n_resamples=500)
-    assert est.value == 0.75 and 0.0 <= est.low <= 0.75 <= est.high <= 1.0
-    assert str(est) == f"0.750 [{est.low:.3f}, {est.high:.3f}]"
+    assert not est.too_few  # undefined, not too few
+    empty = bootstrap_statistic(lambda idx: 1.0, 0)
+    assert np.isnan(empty.value) and empty.too_few
+    arr = np.array([0.0, 1.0, 1.0, 1.0, 1.0])
+    est = bootstrap_statistic(lambda idx: float(arr[idx].mean()), 5, n_resamples=500, unit="pairs")
+    assert est.value == 0.8 and 0.0 <= est.low <= 0.8 <= est.high <= 1.0
+    assert str(est) == f"0.800 [{est.low:.3f}, {est.high:.3f}]"
+    assert est.method == "percentile bootstrap over pairs (500 resamples, seed 0)"
+    four = bootstrap_statistic(lambda idx: float(arr[idx].mean()), 4)
+    assert four.too_few and str(four) == "too few (n = 4)" and four.to_dict()["note"] == "too few"
+    assert not four.excludes(0.5) and est.excludes(-0.1) and not est.excludes(0.8)

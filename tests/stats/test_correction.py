@@ -44,6 +44,9 @@ def test_corrected_prevalence_by_hand_and_interval():
     assert c.n_skipped > 0  # with 4 positives some resamples have TPR + TNR <= 1 and are left out
     assert (c.n_judged, c.n_labelled) == (100, 10)
     assert corrected_prevalence(judged, judge, human, n_resamples=500) == c  # seeded
+    # the skipped resamples are printed with the interval and named in its method
+    assert f"{c.n_skipped} of 500 resamples skipped" in str(c)
+    assert c.method.endswith(f"(500 resamples, {c.n_skipped} skipped: TPR + TNR <= 1)")
 
 
 def test_corrected_prevalence_refuses_bad_input():
@@ -60,13 +63,20 @@ def test_corrected_prevalence_refuses_bad_input():
 def test_ppi_mean_by_hand():
     judged = [1, 1, 0, 1]  # judge mean 0.75, sample variance 0.25
     lj, lh = [1, 0, 1], [1, 0, 0]  # errors 0, 0, 1: rectifier 1/3, sample variance 1/3
-    p = ppi_mean(judged, lj, lh)
+    p = ppi_mean(judged, lj, lh, bounds=None)
     assert p.judge_mean == pytest.approx(0.75) and p.rectifier == pytest.approx(1 / 3)
     assert p.estimate == pytest.approx(0.75 - 1 / 3)
     se = math.sqrt(0.25 / 4 + (1 / 3) / 3)
     assert p.high - p.estimate == pytest.approx(1.959963984540054 * se)
     assert p.estimate - p.low == pytest.approx(1.959963984540054 * se)
-    assert (p.n_judged, p.n_labelled) == (4, 3)
+    assert (p.n_judged, p.n_labelled) == (4, 3) and not p.clipped
+    # by default a share stays in [0, 1]: the normal interval is clipped, and says so
+    c = ppi_mean(judged, lj, lh)
+    assert p.low < 0 and c.low == 0.0 and c.high == min(1.0, p.high) and c.estimate == p.estimate
+    assert c.clipped and c.unclipped == (p.estimate, p.low, p.high) and "clipped to [0, 1]" in str(c)
+    assert "minus its mean error on the labelled items 0.333" in str(c)  # subtracted, never "+0.333"
+    with pytest.raises(ValueError, match="bounds must be"):
+        ppi_mean(judged, lj, lh, bounds=(1.0, 0.0))
 
 
 def test_ppi_with_an_unbiased_judge_is_the_judge_mean():
