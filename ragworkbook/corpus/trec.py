@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ragworkbook._io import atomic_write_text
-from ragworkbook.metrics.batch import Columns
+from ragworkbook.columns import Columns
 
 __all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
            "MAX_LINE_BYTES", "EXCERPT"]
@@ -333,6 +333,7 @@ def _read_columns(path: PathLike, what: str) -> Columns:
     value_name = "grade" if what == "qrels" else "score"
     docs, values, lines, seg_qid, seg_len = [], [], [], [], []
     any_skipped = False
+    tag = ""
     last_qid: bytes | None = None
     for data, line0 in _blocks(p):
         blk = _Block(data, line0, p, what, fields, exact)
@@ -340,6 +341,9 @@ def _read_columns(path: PathLike, what: str) -> Columns:
         if not blk.n:
             continue
         qid = blk.strings(0)
+        if what == "run" and not tag:
+            s0, e0 = blk.field(5)
+            tag = data[s0[0]:e0[0]].decode("utf-8")
         docs.append(blk.strings(2))
         v = blk.numbers(value_field, value_name)
         bad = np.flatnonzero(np.isnan(v) if what == "run" else ~np.isfinite(v))
@@ -372,7 +376,7 @@ def _read_columns(path: PathLike, what: str) -> Columns:
     if any_skipped:  # a blank or comment line: keep each row's line number for messages
         line = np.concatenate([line0 + 1 + (np.arange(n) if rows is None else rows)
                                for line0, rows, n in lines])
-    return Columns(qids, q, doc, np.concatenate(values), str(p), line)
+    return Columns(qids, q, doc, np.concatenate(values), str(p), line, tag=tag, from_file=True)
 
 
 def _concat(parts: list[np.ndarray]) -> np.ndarray:
@@ -404,7 +408,7 @@ def read_run_columns(path: PathLike) -> Columns:
 def _to_dict(cols: Columns, verb: str, integral: bool) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {qid: {} for qid in cols.qids}
     qids = [cols.qids[i] for i in cols.q.tolist()]
-    docs = [d.decode("utf-8") for d in cols.doc.tolist()]
+    docs = cols.doc.to_pylist()
     values = cols.value.tolist()
     if integral:
         values = [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values]
