@@ -23,13 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragworkbook.evaluation.report import Report
+from ragworkbook.metrics.registry import find_metric, parse_metric
 from ragworkbook.outcomes import FAILED, SCORED
-
-if TYPE_CHECKING:
-    pass
+from ragworkbook.stats.resampling import paired_test
 
 __all__ = ["Comparison", "GateResult", "compare_reports", "NOT_COMPARED"]
 
@@ -83,8 +82,6 @@ class Comparison:
         return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
     def _row(self, metric: str) -> Any:
-        from ragworkbook.metrics.registry import find_metric
-
         name = find_metric(metric, self.table.index)
         if name is None:
             raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
@@ -156,8 +153,6 @@ def _check_same_questions(a: Report, b: Report) -> None:
 
 def _match(report: Report, metric: str, which: str, common: list[str]) -> str:
     """The report's own name for ``metric`` (the same metric may be spelled differently)."""
-    from ragworkbook.metrics.registry import find_metric
-
     name = find_metric(metric, report.metrics)
     if name is not None:
         return name
@@ -177,9 +172,6 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     (or their texts) differ, or when a requested metric is missing.
     """
     import pandas as pd
-
-    from ragworkbook.metrics.registry import parse_metric
-    from ragworkbook.stats.resampling import paired_test
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
