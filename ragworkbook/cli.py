@@ -82,7 +82,8 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         raise UsageError("-Z (z-scores) is not supported: ragworkbook has no z-score file format")
     measures = list(args.measures or [])
     named = list(args.metric or [])
-    request = parse_trec_measures(measures + named if measures or named else ["official"])
+    request = parse_trec_measures(measures + named if measures or named else ["official"],
+                                  {"gain": args.gain, "max_grade": args.max_grade})
     qrels = read_qrels_columns(files[0])
     run = read_run_columns(files[1])
     result = evaluate_columns(qrels, run, request.metrics, gain=args.gain, no_relevant=args.no_relevant,

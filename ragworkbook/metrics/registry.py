@@ -261,9 +261,10 @@ class MetricSpec:
         k = self.param("k")
         return "none" if k is None else ("required" if k.required else "optional")
 
-    def bind(self, label: str = "", **values: Any) -> Metric:
-        """This metric with ``values`` bound (checked) and every other parameter at its default."""
-        return _bind(self, values, label, {})
+    def bind(self, label: str = "", defaults: Mapping[str, Any] | None = None, **values: Any) -> Metric:
+        """This metric with ``values`` bound (checked); every other parameter takes ``defaults`` (for the
+        parameters it has: evaluation-wide values such as ``gain``) or else its spec's default."""
+        return _bind(self, values, label, defaults or {})
 
     def with_k(self, k: int | None) -> Metric:
         """This metric at cutoff ``k`` (validated like a parsed name)."""

@@ -22,7 +22,8 @@ trec_eval's measures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,7 +102,7 @@ def _prefix_number(item: str, whole: bool) -> float | None:
     return best
 
 
-def _expand(spec: MetricSpec, tn: TrecName, params: str | None) -> list[Metric]:
+def _expand(spec: MetricSpec, tn: TrecName, params: str | None, defaults: Mapping[str, Any]) -> list[Metric]:
     """One trec_eval measure with its parameter string (None: its defaults) -> the metrics it prints."""
     name = tn.name
     if tn.param is not None:
@@ -115,17 +116,17 @@ def _expand(spec: MetricSpec, tn: TrecName, params: str | None) -> list[Metric]:
                 raise ValueError(f"-m {name}.{params}: cutoffs must be positive (trec_eval: Negative cutoff)")
             if any(a == b for a, b in zip(values, values[1:], strict=False)):
                 raise ValueError(f"-m {name}.{params}: a cutoff is given twice")
-        return [spec.bind(label=f"{name}_{tn.shown.format(p.type(v))}", **{tn.param: p.type(v)})
+        return [spec.bind(f"{name}_{tn.shown.format(p.type(v))}", defaults, **{tn.param: p.type(v)})
                 for v in values]
     if params is None:
-        return [spec.bind(label=name)]
+        return [spec.bind(name, defaults)]
     label = f"{name}_{params}"
     if tn.text is not None:
         p = spec.param(tn.text)
         assert p is not None
         value = params if p.type in (str, tuple) else (
             _numbers(params, p.type is int, name)[0] if p.type in (int, float) else params)
-        return [spec.bind(label=label, **{tn.text: value})]
+        return [spec.bind(label, defaults, **{tn.text: value})]
     if tn.pairs:
         given = {}
         for pair in params.split(","):
@@ -134,19 +135,21 @@ def _expand(spec: MetricSpec, tn: TrecName, params: str | None) -> list[Metric]:
                 raise ValueError(f"-m {name}.{params}: write its parameters as name=value pairs")
             if spec.param(key.strip()) is not None:
                 given[key.strip()] = value
-        return [spec.bind(label=label, **given)]
+        return [spec.bind(label, defaults, **given)]
     raise ValueError(f"-m {name}.{params}: {name} takes no parameters")
 
 
-def parse_trec_measures(args: Iterable[str]) -> TrecRequest:
+def parse_trec_measures(args: Iterable[str], defaults: Mapping[str, Any] | None = None) -> TrecRequest:
     """trec_eval's ``-m`` arguments (each ``measure``, ``measure.params`` or a set) -> the request.
 
     trec_eval's rules: a measure is printed once, in trec_eval's order, whatever the order
     of the ``-m``; parameters given for a measure replace its defaults even when a set also
     names it (``-m all_trec -m relstring.20``); a name that is not trec_eval's is parsed by
     :func:`ragworkbook.metrics.registry.parse_metrics` and printed after, as written.
+    ``defaults``: values of parameters no measure sets (``{"gain": "exponential"}``).
     ValueError for an unknown measure or malformed parameters.
     """
+    defaults = defaults or {}
     table = _trec_table()
     marked: set[str] = set()
     params: dict[str, str] = {}
@@ -170,9 +173,9 @@ def parse_trec_measures(args: Iterable[str]) -> TrecRequest:
     for name in TREC_ORDER:
         if name in marked and name != _RUNID:
             spec, tn = table[name]
-            metrics += _expand(spec, tn, params.get(name))
+            metrics += _expand(spec, tn, params.get(name), defaults)
     if others:
-        for m in parse_metrics(others, "retrieval"):
+        for m in parse_metrics(others, "retrieval", defaults=defaults):
             if m not in metrics:
                 metrics.append(m)
     return TrecRequest(metrics, _RUNID in marked)
