@@ -84,6 +84,10 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
     named = list(args.metric or [])
     request = parse_trec_measures(measures + named if measures or named else ["official"],
                                   {"gain": args.gain, "max_grade": args.max_grade})
+    import pyarrow as pa
+
+    # the system allocator gives freed memory back for reuse (pyarrow's own pool keeps it): lower peak
+    pa.set_memory_pool(pa.system_memory_pool())
     qrels = read_qrels_columns(files[0])
     run = read_run_columns(files[1])
     result = evaluate_columns(qrels, run, request.metrics, gain=args.gain, no_relevant=args.no_relevant,

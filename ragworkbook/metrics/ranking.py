@@ -53,6 +53,19 @@ def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return off, (np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8))
 
 
+class _Lengths:
+    """``lengths[rows]`` of strings with offsets ``off``, without an array of every length."""
+
+    def __init__(self, off: np.ndarray) -> None:
+        self.off = off
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        return self.off[rows + 1] - self.off[rows]
+
+    def all(self) -> np.ndarray:
+        return np.diff(self.off)
+
+
 class _Ids:
     """Document ids (one contiguous pyarrow string array) read as 8-byte words with numpy."""
 
@@ -64,30 +77,37 @@ class _Ids:
         self.off = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset:arr.offset + len(arr) + 1]
         data = arr.buffers()[2]
         data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
-        self.length = np.diff(self.off)
-        self.shortest = int(self.length.min()) if self.length.size else 0
-        self.longest = int(self.length.max()) if self.length.size else 0
+        every = np.diff(self.off)
+        self.shortest = int(every.min()) if every.size else 0
+        self.longest = int(every.max()) if every.size else 0
+        del every
         self.data = data if data.size >= 8 else np.r_[data, np.zeros(8, np.uint8)]
         # every 8-byte window of the bytes (a view): a window starting in the last 7 bytes is read
         # separately (:meth:`word`), so nothing is copied
         self.win = np.lib.stride_tricks.as_strided(self.data, shape=(self.data.size - 7, 8),
                                                    strides=(1, 1), writeable=False)
 
+    @property
+    def length(self) -> _Lengths:
+        """The byte length of each id, indexable by rows (computed from the offsets, never stored)."""
+        return _Lengths(self.off)
+
     def word(self, part: str, rows: np.ndarray | None = None) -> np.ndarray:
         """Each id's ``"first"`` 8 bytes, ``"second"`` 8 (bytes 8-15) or ``"last"`` 8 as a little-endian
         integer, bytes past the id's end zeroed (the id's own bytes when it has at most 8)."""
         start = self.off[:-1] if rows is None else self.off[rows]
-        length = self.length if rows is None else self.length[rows]
+        lengths = (lambda: self.length.all()) if rows is None else (lambda: self.length[rows])
         if part == "last":
             if self.shortest >= 8:  # every id has 8 bytes or more: its last 8, nothing to mask
                 at, keep = (self.off[1:] if rows is None else self.off[rows + 1]) - 8, None
             else:
+                length = lengths()
                 at, keep = np.where(length >= 8, start + length - 8, start), np.minimum(length, 8)
         elif part == "first":
-            at, keep = start, (None if self.shortest >= 8 else np.minimum(length, 8))
+            at, keep = start, (None if self.shortest >= 8 else np.minimum(lengths(), 8))
         else:
             at = start + 8
-            keep = None if self.shortest >= 16 else np.clip(length - 8, 0, 8)
+            keep = None if self.shortest >= 16 else np.clip(lengths() - 8, 0, 8)
         if not at.size:
             return np.zeros(0, dtype=np.uint64)
         limit = self.win.shape[0]
@@ -101,11 +121,13 @@ class _Ids:
             w &= _LOW[keep]
         return w
 
-    def key(self) -> np.ndarray:
-        """A 64-bit key of every id: equal ids, equal keys; two ids of at most 8 bytes (no control
-        bytes) have equal keys only when equal; longer ids must be compared to be told apart."""
-        k = self.word("last")
-        k ^= self.length.astype(np.uint64) << np.uint64(56)
+    def key(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """A 64-bit key of every id (of ``rows``): equal ids, equal keys; two ids of at most 8 bytes (no
+        control bytes) have equal keys only when equal; longer ids must be compared to be told apart."""
+        k = self.word("last", rows)
+        length = self.length.all() if rows is None else self.length[rows]
+        k.view(np.uint8).reshape(-1, 8)[:, 7] ^= length.astype(np.uint8)  # the length, in place
+        del length
         return k
 
     def order_words(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -119,7 +141,7 @@ class _Ids:
 def fingerprints(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """The 64-bit key (see :meth:`_Ids.key`) and the byte length of every string of ``arr``."""
     ids = _Ids(arr)
-    return ids.key(), ids.length
+    return ids.key(), ids.length.all()
 
 
 def _take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
@@ -166,10 +188,10 @@ def _duplicates(cols: Columns, rows: np.ndarray | None, e: np.ndarray, key: np.n
     """No document twice for one query (``e``: query of each row): an error at the second occurrence.
 
     Rows with the same query and key are candidates, confirmed by their ids. ``matrix``: the keys as
-    a (queries, depth) view when every query has the same number of rows (each row is then sorted on
-    its own, cheaper than one sort of everything)."""
+    a (queries, depth) view of their 32-bit folds when every query has the same number of rows (each row
+    is then sorted on its own, cheaper than one sort of everything)."""
     if matrix is not None:
-        folded = (matrix ^ (matrix >> np.uint64(32))).astype(np.uint32)
+        folded = matrix.copy()
         folded.sort(axis=1)
         flagged = np.flatnonzero((folded[:, 1:] == folded[:, :-1]).any(axis=1))
         del folded
@@ -178,7 +200,7 @@ def _duplicates(cols: Columns, rows: np.ndarray | None, e: np.ndarray, key: np.n
         depth = matrix.shape[1]
         cand = (flagged[:, None] * depth + np.arange(depth)).ravel()
     else:
-        mixed = key ^ (e.astype(np.uint64) * _K1)
+        mixed = key.astype(np.uint64) ^ (e.astype(np.uint64) * _K1)
         srt = np.sort(mixed)
         dup = srt[1:][srt[1:] == srt[:-1]]
         if not dup.size:
@@ -257,14 +279,14 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     # --- the run grouped by query (one segment each), each query in rank order
     rdoc = _Ids(run.doc)
     re = e_of_run.astype(np.int32 if slots < 2**31 else np.int64)[np.asarray(run.q)]
-    rkey = rdoc.key()
+    fold = _fold(rdoc.key())  # 32 bits per row is enough to search; whole keys are made when needed
     rows: np.ndarray | None = None  # grouped position -> run row (None: the same)
     s = score.astype(np.float32) if float32 else score
     m = re.size
     change = np.flatnonzero(re[1:] != re[:-1]) + 1 if m else np.zeros(0, dtype=np.int64)
     if m and change.size + 1 != np.count_nonzero(np.bincount(re, minlength=slots)):  # a query is split
         rows = np.argsort(re, kind="stable")
-        re, s, rkey = re[rows], s[rows], rkey[rows]
+        re, s, fold = re[rows], s[rows], fold[rows]
         change = np.flatnonzero(re[1:] != re[:-1]) + 1
     if m:
         up = np.flatnonzero(s[1:] > s[:-1])
@@ -277,7 +299,7 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
             sub = np.flatnonzero(bad_q[re])
             segment = np.searchsorted(change, sub, side="right")  # each query stays where it stands
             order = sub[np.lexsort((-s[sub].astype(np.float64), segment))]
-            for arr in (s, rkey, rows):
+            for arr in (s, fold, rows):
                 arr[sub] = arr[order]
             del sub, order, bad_q, segment
     seg_start = np.r_[0, change] if m else np.zeros(0, dtype=np.int64)
@@ -287,12 +309,13 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     length = np.zeros(slots, dtype=np.int64)
     start[seg_q], length[seg_q] = seg_start, seg_len
     uniform = bool(m) and bool((seg_len == seg_len[0]).all())
-    _duplicates(run, rows, re, rkey, "retrieved", rkey.reshape(seg_len.size, -1) if uniform else None)
+    _duplicates(run, rows, re, fold, "retrieved", fold.reshape(seg_len.size, -1) if uniform else None)
     seg_of = np.full(slots, -1, dtype=np.int64)
     seg_of[seg_q] = np.arange(seg_q.size)
 
     # --- where each judged document is in its query's ranking (-1: not retrieved)
-    pos = _find(rkey, seg_start, seg_len, seg_of, jq, qkey, uniform)
+    pos = _find(rdoc, rows, fold, seg_start, seg_len, seg_of, jq, qkey, uniform)
+    del fold
     hit = np.flatnonzero(pos >= 0)
     g = start[jq[hit]] + pos[hit]  # grouped position of the retrieved judged document
     grow = g if rows is None else rows[g]
@@ -301,14 +324,13 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
         for w in np.flatnonzero(~same).tolist():
             j = int(hit[w])
             seg = np.arange(start[jq[j]], start[jq[j]] + length[jq[j]])
-            cand = seg[rkey[seg] == qkey[j]]
-            crow = cand if rows is None else rows[cand]
+            segrow = seg if rows is None else rows[seg]
+            cand, crow = seg[rdoc.key(segrow) == qkey[j]], segrow[rdoc.key(segrow) == qkey[j]]
             match = cand[_same(rdoc, crow, qids_, np.full(cand.size, jrows[j]))]
             pos[j] = int(match[0] - start[jq[j]]) if match.size else -1
         hit = np.flatnonzero(pos >= 0)
         g = start[jq[hit]] + pos[hit]
     rank = _ranks(rdoc, rows, re, s, g, start, change)
-    del rkey
 
     # --- the rank-ordered grades
     hq, hgrade = jq[hit], jgrade[hit]
@@ -331,29 +353,36 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     return ranked, skipped
 
 
-def _find(rkey: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, seg_of: np.ndarray, jq: np.ndarray,
-          qkey: np.ndarray, uniform: bool) -> np.ndarray:
+def _fold(key: np.ndarray) -> np.ndarray:
+    """A 64-bit key folded to 32 bits (the xor of its halves)."""
+    halves = key.view(np.uint32)
+    return halves[0::2] ^ halves[1::2]
+
+
+def _find(ids: _Ids, rows: np.ndarray | None, fold: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray,
+          seg_of: np.ndarray, jq: np.ndarray, qkey: np.ndarray, uniform: bool) -> np.ndarray:
     """For each judged document (query ``jq``, key ``qkey``): its position in its query's ranking
-    (segment ``seg_of[q]``: rows ``seg_start .. seg_start + seg_len`` of ``rkey``), or -1. Keys are
-    compared folded to 32 bits row against row; a match is then checked on the whole key."""
+    (segment ``seg_of[q]``: grouped positions ``seg_start .. seg_start + seg_len``; ``rows`` maps them to
+    run rows, None: the same), or -1. Keys are compared folded to 32 bits (``fold``) row against row; a
+    match is then checked on the whole key."""
     m = jq.size
     pos = np.full(m, -1, dtype=np.int64)
     nseg = seg_start.size
-    if not m or not rkey.size:
+    if not m or not fold.size:
         return pos
+    as_row = (lambda x: x) if rows is None else (lambda x: rows[x])
     depth = int(seg_len.max())
-    fold = (rkey ^ (rkey >> np.uint64(32))).astype(np.uint32)
     if uniform:
         mat = fold.reshape(nseg, depth)
-    elif nseg * depth <= 3 * rkey.size + (1 << 20):
+    elif nseg * depth <= 3 * fold.size + (1 << 20):
         mat = np.zeros((nseg, depth), dtype=np.uint32)
         where = np.repeat(np.arange(nseg), seg_len)
-        mat[where, np.arange(rkey.size) - np.repeat(seg_start, seg_len)] = fold
+        mat[where, np.arange(fold.size) - np.repeat(seg_start, seg_len)] = fold
         del where
     else:  # very uneven depths: a sorted search instead of a padded matrix
+        rkey = ids.key(as_row(np.arange(fold.size)))
         return _find_sorted(rkey, seg_start, seg_len, seg_of, jq, qkey)
-    del fold
-    qfold = (qkey ^ (qkey >> np.uint64(32))).astype(np.uint32)
+    qfold = _fold(qkey)
     seg = seg_of[jq]
     todo = np.flatnonzero(seg >= 0)
     step = max(1, _STEP // max(depth, 1))
@@ -364,10 +393,10 @@ def _find(rkey: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, seg_of: 
         ok = (mat[sj, p] == qfold[j]) & (p < seg_len[sj])
         pos[j] = np.where(ok, p, -1)
     found = np.flatnonzero(pos >= 0)
-    wrong = found[rkey[seg_start[seg[found]] + pos[found]] != qkey[found]]
+    wrong = found[ids.key(as_row(seg_start[seg[found]] + pos[found])) != qkey[found]]
     for j in wrong.tolist():  # the fold matched another key first: search the whole key in the segment
         a = seg_start[seg[j]]
-        same = np.flatnonzero(rkey[a:a + seg_len[seg[j]]] == qkey[j])
+        same = np.flatnonzero(ids.key(as_row(np.arange(a, a + seg_len[seg[j]]))) == qkey[j])
         pos[j] = int(same[0]) if same.size else -1
     return pos
 
