@@ -512,15 +512,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--qrels", default=None, help="the qrels file (instead of the first positional file)")
     p.add_argument("--run", default=None, help="the run file (instead of the second positional file)")
     p.add_argument("--metric", action="append", default=None,
-                   help="a ragworkbook metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
+                   help="a ragworkbook metric name, repeatable or comma-separated: "
+                   + _metric_help("retrieval"))
     p.add_argument("-q", "--per-query", action="store_true", help="print one line per query and measure too")
     p.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
                    help="average over every judged query: one the run lacks scores 0 (trec_eval -c)")
     p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
                    help="only the first N documents of each ranking count (trec_eval -M)")
     p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
-                   help="relevant = grade >= LEVEL for the binary measures (trec_eval -l; default: grade > 0, "
-                   "trec_eval's 1 on whole grades); gains still come from the grades")
+                   help="relevant = grade >= LEVEL for the binary measures (trec_eval -l; default: "
+                   "grade > 0, trec_eval's 1 on whole grades); gains still come from the grades")
     p.add_argument("-Z", dest="zscores", default=None, metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--missing", choices=["skip", "zero"], default="skip",
                    help="judged queries absent from the run: leave out (default) or score 0 (= -c)")

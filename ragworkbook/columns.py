@@ -138,6 +138,7 @@ def _as_dict(docs: Any, what: str, qid: Any, value: str) -> dict:
 def _check_numbers(what: str, qid: Any, docs: Mapping, value: str) -> None:
     for doc, s in docs.items():
         if not isinstance(s, (int, float, np.floating, np.integer)) or isinstance(s, bool):
-            raise ValueError(f"{what}: {value} of query {qid!r}, document {doc!r} must be a number, got {s!r}")
+            raise ValueError(f"{what}: {value} of query {qid!r}, document {doc!r} must be a number, "
+                             f"got {s!r}")
         if np.isnan(s):
             raise ValueError(f"{what}: {value} of query {qid!r}, document {doc!r} is NaN")

@@ -349,7 +349,8 @@ def _fast_columns(p: Path, what: str) -> Columns:
     read = pacsv.ReadOptions(column_names=names, block_size=MAX_LINE_BYTES, use_threads=True)
     parse = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
                                newlines_in_values=False, ignore_empty_lines=False)
-    convert = pacsv.ConvertOptions(column_types={"f0": pa.string(), "f2": pa.string(), value_col: pa.float64()},
+    types = {"f0": pa.string(), "f2": pa.string(), value_col: pa.float64()}
+    convert = pacsv.ConvertOptions(column_types=types,
                                    include_columns=["f0", "f2", value_col], null_values=[],
                                    strings_can_be_null=False, quoted_strings_can_be_null=False,
                                    check_utf8=False)

@@ -184,7 +184,8 @@ def _metrics(metrics: MetricsArg, gain: str, max_grade: Any) -> list[Metric]:
     """Parse the retrieval metrics; evaluation-wide ``gain`` and ``max_grade`` become the values of
     those parameters for every metric that has them and does not set them in its name."""
     check_gain(gain)
-    return parse_metrics(metrics, "retrieval", defaults={"gain": gain, "max_grade": _check_max_grade(max_grade)})
+    defaults = {"gain": gain, "max_grade": _check_max_grade(max_grade)}
+    return parse_metrics(metrics, "retrieval", defaults=defaults)
 
 
 def _check_max_grade(max_grade: Any) -> float:

@@ -171,7 +171,8 @@ def infap(r: Ranked) -> np.ndarray:
     rel_before = r.rpos - 1.0
     j = r.rrank - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        part = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_before + nonrel + unjudged) / np.where(j > 0, j, 1)) * (
+        seen = (rel_before + nonrel + unjudged) / np.where(j > 0, j, 1)
+        part = 1.0 / (j + 1.0) + (j / (j + 1.0)) * seen * (
             (rel_before + _INFAP_EPSILON) / (rel_before + nonrel + 2 * _INFAP_EPSILON))
     part = np.where(j == 0, 1.0, part)
     return np.bincount(r.rq, weights=part, minlength=r.n) / _safe(r.n_rel)
@@ -529,7 +530,8 @@ def trec_g(r: Ranked, gains: str | None = None) -> np.ndarray:
     return _walk(r, gains, _g_body)
 
 
-def _ndcg_rel_body(rl: np.ndarray, g: list[list[float]], gain_by_level: dict[int, float], n_rel: int) -> float:
+def _ndcg_rel_body(rl: np.ndarray, g: list[list[float]], gain_by_level: dict[int, float],
+                   n_rel: int) -> float:
     ideal = _Ideal(g)
     results_dcg = ideal_dcg = total = 0.0
     num_rel_ret = num_rel = 0

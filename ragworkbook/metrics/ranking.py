@@ -28,8 +28,6 @@ judged documents tied with others compare ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc

@@ -413,7 +413,8 @@ _SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("map", "retrieval", "MAP",
                "mean of Precision@i over the ranks i of the relevant documents, divided by all relevant",
                aliases=("ap", "average_precision"), params=(_CUTOFF,), **_relevance(all_relevant=True),
-               trec=(TrecName("map", sets=_OFFICIAL), TrecName("map_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
+               trec=(TrecName("map", sets=_OFFICIAL),
+                     TrecName("map_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
     MetricSpec("r_precision", "retrieval", "R-precision",
                "Precision@R, R = the number of relevant documents of the query",
                aliases=("rprec", "r-precision"), **_relevance(all_relevant=True),
@@ -700,7 +701,8 @@ def _assignments(text: str | None, shown: str) -> dict[str, str]:
         return out
     for part in re.split(r",(?=\s*[A-Za-z_]\w*\s*=)", text):
         if "=" not in part:
-            raise ValueError(f"metric {shown!r}: write parameters as name=value, e.g. 'ndcg@10(gain=exponential)'")
+            raise ValueError(f"metric {shown!r}: write parameters as name=value, "
+                             "e.g. 'ndcg@10(gain=exponential)'")
         key, value = part.split("=", 1)
         out[key.strip()] = value.strip().strip("'\"")
     return out

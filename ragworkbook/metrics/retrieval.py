@@ -108,7 +108,7 @@ def check_ranking(ranking: Any) -> list:
 
 
 def check_relevance(relevance: Any) -> dict:
-    """``relevance`` (a mapping doc -> grade, or a collection of relevant ids) as a dict doc -> float grade."""
+    """``relevance`` (a mapping doc -> grade, or a collection of relevant ids) as a dict doc -> grade."""
     if isinstance(relevance, (str, bytes)):
         raise TypeError(
             f"relevant must be a mapping doc -> grade or a collection of ids, got the string {relevance!r}"

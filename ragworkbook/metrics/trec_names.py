@@ -23,8 +23,8 @@ trec_eval's measures.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +55,8 @@ def _sets() -> dict[str, tuple[str, ...]]:
     table = _trec_table()
     out: dict[str, tuple[str, ...]] = {}
     for nickname in ("official", "all_trec"):
-        out[nickname] = (_RUNID,) + tuple(n for n in TREC_ORDER if n in table and nickname in table[n][1].sets)
+        members = tuple(n for n in TREC_ORDER if n in table and nickname in table[n][1].sets)
+        out[nickname] = (_RUNID,) + members
     return out
 
 

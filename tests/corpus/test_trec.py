@@ -225,8 +225,9 @@ def test_trec_eval_flags(tmp_path, capsys):
     assert code == 0
     w = 22
     assert out.splitlines() == [
-        f"{'P_3':<{w}}\tq1\t0.0000", f"{'recip_rank':<{w}}\tq1\t0.0000",  # -l2: only b is relevant; -M2 cuts it
-        f"{'P_3':<{w}}\tq2\t0.0000", f"{'recip_rank':<{w}}\tq2\t0.0000",  # -c: q2 is not in the run, scored 0
+        # -l2: only b is relevant and -M2 cuts it; -c: q2 is not in the run, scored 0
+        f"{'P_3':<{w}}\tq1\t0.0000", f"{'recip_rank':<{w}}\tq1\t0.0000",
+        f"{'P_3':<{w}}\tq2\t0.0000", f"{'recip_rank':<{w}}\tq2\t0.0000",
         f"{'P_3':<{w}}\tall\t0.0000", f"{'recip_rank':<{w}}\tall\t0.0000", f"{'num_q':<{w}}\tall\t2"]
     code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "recip_rank", "-l", "2")
     assert out.splitlines()[0] == f"{'recip_rank':<22}\tall\t0.3333"

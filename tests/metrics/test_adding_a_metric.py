@@ -58,9 +58,12 @@ def test_ir_eval_computes_it_with_its_parameters(new_metric, tmp_path, capsys):
 
 
 def _answers(path, order):
-    recs = [{"id": "q1", "question": "Which?", "answer": "a", "contexts": [{"id": d, "text": d} for d in order],
+    def ctx(docs):
+        return [{"id": d, "text": d} for d in docs]
+
+    recs = [{"id": "q1", "question": "Which?", "answer": "a", "contexts": ctx(order),
              "relevant_ids": ["a", "b"]},
-            {"id": "q2", "question": "What?", "answer": "b", "contexts": [{"id": d, "text": d} for d in order[::-1]],
+            {"id": "q2", "question": "What?", "answer": "b", "contexts": ctx(order[::-1]),
              "relevant_ids": ["c"]}]
     path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
     return path
@@ -71,8 +74,8 @@ def test_eval_answers_compare_and_targets_see_it(new_metric, tmp_path, capsys, m
     b = tmp_path / "b.json"
     for file, order in ((a, ["a", "b", "c"]), (b, ["c", "x", "a"])):
         answers = _answers(tmp_path / f"{file.stem}.jsonl", order)
-        assert main(["eval", "--answers", str(answers), "--metric", "f_measure@2(beta=0.5)", "--out", str(file),
-                     "--no-progress"]) == 0
+        assert main(["eval", "--answers", str(answers), "--metric", "f_measure@2(beta=0.5)",
+                     "--out", str(file), "--no-progress"]) == 0
     capsys.readouterr()
     report = Report.load(a)
     assert report.metrics == ["f_measure@2(beta=0.5)"]
