@@ -104,9 +104,9 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
         print(json.dumps(out, indent=2, allow_nan=False))
         return 0
-    lines = trec_lines(result.metrics, result.query_ids, result.values, result.mean,
+    lines = trec_lines(result.measured, result.query_ids, result.values, result.mean,
                        per_query=args.per_query, runid=run.tag if request.runid else None)
-    if named and not measures and not any(m.kind == "num_q" for m in result.metrics):
+    if named and not measures and not any(m.kind == "num_q" for m in result.measured):
         lines.append(f"{'num_q':<22}\tall\t{result.n_queries}")  # --metric: the count of queries too
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -82,23 +82,24 @@ MetricsArg = str | Metric | Iterable[str | Metric]
 class RunResult:
     """Per-query values and aggregates of a batch evaluation.
 
-    ``metrics`` are the :class:`Metric` objects evaluated, in order; ``values[name]``
-    is an array aligned with ``query_ids`` (float; a string per query for a text
-    metric such as trec_eval's relstring), keyed by each metric's name as written;
+    ``measured`` are the :class:`Metric` objects evaluated, in order, and ``metrics``
+    their names as written; ``values[name]`` is an array aligned with ``query_ids``
+    (float; a string per query for a text metric such as trec_eval's relstring);
     ``skipped`` maps a reason (``"no_relevant"``, ``"not_in_run"``) to the query ids
     left out.
     """
 
-    metrics: list[Metric]
+    measured: list[Metric]
     query_ids: list[str]
     values: dict[str, np.ndarray]
     gain: str = "linear"
     skipped: dict[str, list[str]] = field(default_factory=dict)
 
     @property
-    def names(self) -> list[str]:
-        """The metrics' names as written, in order."""
-        return [m.name for m in self.metrics]
+    def metrics(self) -> list[str]:
+        """The metrics' names as written, in order (the keys of ``values`` and ``mean``)."""
+        return [m.name for m in self.measured]
+
 
     def aggregate(self, metric: Metric) -> float:
         """The summary of one metric over the queries, as its spec says (mean, geometric mean, sum)."""
@@ -114,7 +115,7 @@ class RunResult:
     def mean(self) -> dict[str, float]:
         """The summary of each metric over the evaluated queries (its mean unless its spec says
         otherwise), keyed by name; text metrics have none."""
-        return {m.name: self.aggregate(m) for m in self.metrics if m.spec.aggregate != "none"}
+        return {m.name: self.aggregate(m) for m in self.measured if m.spec.aggregate != "none"}
 
     @property
     def n_queries(self) -> int:
@@ -124,14 +125,14 @@ class RunResult:
     @property
     def per_query(self) -> dict[str, dict[str, Any]]:
         """``{qid: {metric: value}}``, the shape pytrec_eval returns."""
-        cols = [(m.name, self.values[m.name].tolist()) for m in self.metrics]
+        cols = [(m.name, self.values[m.name].tolist()) for m in self.measured]
         return {q: {m: vals[i] for m, vals in cols} for i, q in enumerate(self.query_ids)}
 
     def to_frame(self) -> pd.DataFrame:
         """Per-query values as a pandas DataFrame (index ``qid``, one column per metric)."""
         import pandas as pd
 
-        frame = pd.DataFrame({m: self.values[m] for m in self.names}, index=list(self.query_ids))
+        frame = pd.DataFrame({m: self.values[m] for m in self.metrics}, index=list(self.query_ids))
         frame.index.name = "qid"
         return frame
 

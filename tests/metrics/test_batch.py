@@ -417,7 +417,7 @@ def test_array_api_with_cut_metrics_only(metrics):
         grades[i, : len(ranking)] = [qrels[q].get(d, 0) for d in ranking]
         ideal[i, : len(qrels[q])] = list(qrels[q].values())
     got = evaluate_arrays(grades, metrics, ideal_grades=ideal)
-    for m in expected.names:
+    for m in expected.metrics:
         np.testing.assert_allclose(got.values[m], expected.values[m], atol=1e-12, err_msg=m)
 
 
