@@ -277,7 +277,7 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     # --- the run grouped by query (one segment each), each query in rank order
     rdoc = _Ids(run.doc)
     re = e_of_run.astype(np.int32 if slots < 2**31 else np.int64)[np.asarray(run.q)]
-    fold = _fold(rdoc.key())  # 32 bits per row is enough to search; whole keys are made when needed
+    fold = _fold(rdoc.key(), spend=True)  # 32 bits per row is enough to search; whole keys are made when needed
     rows: np.ndarray | None = None  # grouped position -> run row (None: the same)
     s = score.astype(np.float32) if float32 else score
     m = re.size
@@ -295,8 +295,15 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
             bad_q = np.zeros(slots, dtype=bool)
             bad_q[re[up]] = True
             sub = np.flatnonzero(bad_q[re])
-            segment = np.searchsorted(change, sub, side="right")  # each query stays where it stands
-            order = sub[np.lexsort((-s[sub].astype(np.float64), segment))]
+            lengths = np.diff(np.r_[0, change, m])
+            if sub.size == m and (lengths == lengths[0]).all():  # every query, all of one length
+                width = int(lengths[0])
+                within = np.argsort(-s.reshape(-1, width).astype(np.float64), axis=1, kind="stable")
+                order = (within + (np.arange(m // width) * width)[:, None]).ravel()
+                segment = within = None
+            else:
+                segment = np.searchsorted(change, sub, side="right")  # each query stays where it stands
+                order = sub[np.lexsort((-s[sub].astype(np.float64), segment))]
             for arr in (s, fold, rows):
                 arr[sub] = arr[order]
             del sub, order, bad_q, segment
@@ -351,10 +358,15 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     return ranked, skipped
 
 
-def _fold(key: np.ndarray) -> np.ndarray:
-    """A 64-bit key folded to 32 bits (the xor of its halves)."""
-    halves = key.view(np.uint32)
-    return halves[0::2] ^ halves[1::2]
+def _fold(key: np.ndarray, spend: bool = False) -> np.ndarray:
+    """A 64-bit key hashed to 32 bits (the high half of the key times an odd constant: every byte of
+    the key moves it). ``spend``: ``key`` is not needed afterwards and is overwritten (no copy)."""
+    if spend:
+        key *= _K1
+        mixed = key
+    else:
+        mixed = key * _K1
+    return mixed.view(np.uint32)[1::2].copy()
 
 
 def _find(ids: _Ids, rows: np.ndarray | None, fold: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray,
