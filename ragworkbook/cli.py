@@ -81,20 +81,36 @@ def _split_names(values: Iterable[str] | None) -> list[str] | None:
 # ir-eval
 # ---------------------------------------------------------------------------------------------
 def cmd_ir_eval(args: argparse.Namespace) -> int:
-    """``ragworkbook ir-eval``: the metrics of a TREC run file against a TREC qrels file."""
+    """``ragworkbook ir-eval [-q] [-c] [-M N] [-l L] [-m MEASURE]... QRELS RUN``: trec_eval's measures
+    and output (its default set without ``-m``), or ragworkbook's metric names (``--metric``)."""
     from ragworkbook.corpus.trec import read_qrels_columns, read_run_columns
     from ragworkbook.metrics.batch import evaluate_columns
-    from ragworkbook.metrics.registry import parse_metrics
+    from ragworkbook.metrics.trec_names import parse_trec_measures, trec_lines
 
-    metrics = parse_metrics(args.metric, "retrieval")
-    qrels = read_qrels_columns(args.qrels)
-    run = read_run_columns(args.run)
-    result = evaluate_columns(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
+    files = list(args.files or [])
+    if args.qrels is not None or args.run is not None:
+        if files or args.qrels is None or args.run is None:
+            raise UsageError("give the two files either as QRELS RUN or as --qrels FILE --run FILE")
+        files = [args.qrels, args.run]
+    if len(files) != 2:
+        raise UsageError(f"ir-eval takes two files, QRELS and RUN; got {len(files)}")
+    if args.zscores:
+        raise UsageError("-Z (z-scores) is not supported: ragworkbook has no z-score file format")
+    measures = list(args.measures or [])
+    named = list(args.metric or [])
+    request = parse_trec_measures(measures + named if measures or named else ["official"],
+                                  {"gain": args.gain, "max_grade": args.max_grade})
+    import pyarrow as pa
+
+    # the system allocator gives freed memory back for reuse (pyarrow's own pool keeps it): lower peak
+    pa.set_memory_pool(pa.system_memory_pool())
+    qrels = read_qrels_columns(files[0])
+    run = read_run_columns(files[1])
+    result = evaluate_columns(qrels, run, request.metrics, gain=args.gain, no_relevant=args.no_relevant,
                               missing=args.missing, max_grade=args.max_grade, depth=args.depth,
                               relevance_level=args.relevance_level, score_precision=args.score_precision)
-    names = result.metrics
     if args.json:
-        out: dict[str, Any] = {"qrels": str(args.qrels), "run": str(args.run), "gain": result.gain,
+        out: dict[str, Any] = {"qrels": str(files[0]), "run": str(files[1]), "gain": result.gain,
                                "score_precision": args.score_precision, "n_queries": result.n_queries,
                                "mean": result.mean}
         if result.skipped:
@@ -104,14 +120,11 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
         print(json.dumps(out, indent=2, allow_nan=False))
         return 0
-    width = max(len(n) for n in names + ["num_q"])
-    if args.per_query:
-        for qid, row in result.per_query.items():
-            for name in names:
-                print(f"{name:<{width}}\t{qid}\t{row[name]:.4f}")
-    for name, value in result.mean.items():
-        print(f"{name:<{width}}\tall\t{value:.4f}")
-    print(f"{'num_q':<{width}}\tall\t{result.n_queries}")
+    lines = trec_lines(result.measured, result.query_ids, result.values, result.mean,
+                       per_query=args.per_query, runid=run.tag if request.runid else None)
+    if named and not measures and not any(m.kind == "num_q" for m in result.measured):
+        lines.append(f"{'num_q':<22}\tall\t{result.n_queries}")  # --metric: the count of queries too
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -593,44 +606,51 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- ir-eval ---------------------------------------------------------------------------
     p = add("ir-eval", cmd_ir_eval,
-            help="retrieval metrics over TREC-format qrels and run files, as trec_eval computes them",
-            description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
-            "and a TREC run file (`qid Q0 doc rank score tag`; text after the sixth field is ignored, "
-            "as trec_eval does). Rankings follow trec_eval: by score, ties broken by document id "
-            "descending, the rank column ignored; scores compared at full precision, as trec_eval 10 "
-            "(--score-precision float32 for trec_eval 9 / pytrec_eval). Metric names may be written "
-            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec, map_cut_100, success_1) or as "
-            "ragworkbook names (precision@5, ndcg@10, mrr, err@20); the output uses the names as given. "
-            "trec_eval's flags: -c, -M, -l, -q.")
-    p.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid grade")
-    p.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
-    p.add_argument("--metric", action="append", required=True,
-                   help="metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
+            help="retrieval metrics over TREC qrels and run files: a drop-in for trec_eval",
+            usage="ragworkbook ir-eval [-q] [-c] [-M N] [-l L] [-m MEASURE]... QRELS RUN",
+            description="trec_eval's command line and output: `ragworkbook ir-eval -q -m map -m ndcg_cut.10 "
+            "qrels run` prints what `trec_eval -q -m map -m ndcg_cut.10 qrels run` prints (trec_eval 10). "
+            "Measures in trec_eval's syntax (P.5,10  ndcg_cut.10  iprec_at_recall..10,.50  utility.2,-1,0,0  "
+            "ndcg.1=3,2=9  rbp.p=0.8) and its sets (official, the default without -m; all_trec); or "
+            "ragworkbook's names with --metric (precision@5, ndcg@10, mrr, err@20, "
+            "ndcg@10(gain=exponential)), printed as written. QRELS: `qid 0 doc grade`; RUN: `qid Q0 doc "
+            "rank score tag` (text after the sixth field is ignored, as trec_eval does). Rankings follow "
+            "trec_eval: by score, ties broken by document id descending, the rank column ignored; scores "
+            "compared at full precision, as trec_eval 10 (--score-precision float32 for trec_eval 9 / "
+            "pytrec_eval). A judged query the run lacks is left out (pytrec_eval) unless -c; trec_eval 10 "
+            "stops with an error instead.")
+    p.add_argument("files", nargs="*", metavar="QRELS RUN", help="the qrels file, then the run file")
+    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
+                   help="a trec_eval measure or set, repeatable (default: official)")
+    p.add_argument("--qrels", default=None, help="the qrels file (instead of the first positional file)")
+    p.add_argument("--run", default=None, help="the run file (instead of the second positional file)")
+    p.add_argument("--metric", action="append", default=None,
+                   help="a ragworkbook metric name, repeatable or comma-separated: "
+                   + _metric_help("retrieval"))
+    p.add_argument("-q", "--per-query", action="store_true", help="print one line per query and measure too")
+    p.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
+                   help="average over every judged query: one the run lacks scores 0 (trec_eval -c)")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                   help="only the first N documents of each ranking count (trec_eval -M)")
+    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
+                   help="relevant = grade >= LEVEL for the binary measures (trec_eval -l; default: "
+                   "grade > 0, trec_eval's 1 on whole grades); gains still come from the grades")
+    p.add_argument("-Z", dest="zscores", default=None, metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--missing", choices=["skip", "zero"], default="skip",
+                   help="judged queries absent from the run: leave out (default) or score 0 (= -c)")
+    p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
+                   help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
     p.add_argument("--gain", choices=["linear", "exponential"], default="linear",
                    help="gain for (n)dcg: linear = rel (trec_eval), exponential = 2^rel - 1")
     p.add_argument("--max-grade", type=float, default=4.0,
                    help="top grade of the relevance scale, for ERR: a grade g stops the user with "
                    "probability (2^g - 1) / 2^max-grade (default 4, gdeval's MAX_JUDGMENT; a larger grade "
                    "is an error)")
-    p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
-                   help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
-    p.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                   help="judged queries absent from the run: leave out (pytrec_eval) or score 0 "
-                   "(trec_eval -c)")
-    p.add_argument("-c", dest="missing", action="store_const", const="zero",
-                   help="trec_eval's -c: the same as --missing zero")
-    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
-                   help="trec_eval's -M: only the first N documents of each ranking count")
-    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
-                   help="trec_eval's -l: relevant = grade >= LEVEL for the binary metrics (P, recall, "
-                   "success, MRR, MAP, R-precision); gains still come from the grades (default: grade > 0)")
     p.add_argument("--score-precision", choices=["float64", "float32"], default="float64",
                    help="float64 (default): scores compared at full precision, as trec_eval 10; float32: "
                    "rounded to float32 first, as trec_eval 9, pytrec_eval and ir_measures (scores closer "
                    "than about 6e-8 relative then tie, broken by document id)")
-    p.add_argument("-q", "--per-query", action="store_true",
-                   help="print one row per query too (trec_eval -q)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--json", action="store_true", help="print JSON instead of trec_eval's table")
 
     # --- doctor, download-paper ----------------------------------------------------------
     p = add("doctor", cmd_doctor, help="what is installed, which backend is live, models found")

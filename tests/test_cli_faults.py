@@ -7,6 +7,7 @@ or interrupted run, say so in one line."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -500,18 +501,40 @@ def test_qrels_from_a_pipe_are_read_and_errors_name_the_pipe(tmp_path, capsys):
 
 
 def test_a_closed_stdout_pipe_ends_quietly(tmp_path):
-    """`| head -c 1` closes the pipe while the command still writes: the output (per-query values of 3,000
+    """`| head -c 1` closes the pipe while the command still writes: the output (per-query values of 30,000
     queries, far more than a pipe holds) cannot all be written before head exits, so the EPIPE is certain."""
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
-    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(3000)))
-    run.write_text("".join(f"q{i} Q0 d{i} 1 1.0 r\n" for i in range(3000)))
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(30000)))
+    run.write_text("".join(f"q{i} Q0 d{i} 1 1.0 r\n" for i in range(30000)))
     repo = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([repo, os.environ.get("PYTHONPATH", "")])}
     cmd = (f"{shlex.quote(sys.executable)} -m ragworkbook ir-eval -q --qrels {shlex.quote(str(qrels))} "
            f"--run {shlex.quote(str(run))} --metric ndcg@10 | head -c 1")
     done = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd}"], env=env, capture_output=True, text=True,
                           timeout=120)
-    assert done.stdout == "n" and done.stderr == "" and done.returncode == 141
+    # Nothing on stderr (it was "[Errno 32] Broken pipe" with exit 2). Whether the writer sees EPIPE at all
+    # depends on the kernel (on some sandboxes the write after the reader left succeeds silently, exit 0);
+    # when it does, the status is 141 as for `cat`: the next test shows that path on its own.
+    assert done.stdout == "n" and done.stderr == "" and done.returncode in (0, 141)
+
+
+class _ClosedPipe(io.StringIO):
+    """A stdout whose reader has gone: every write and flush raises BrokenPipeError."""
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_broken_pipe_is_exit_141_and_silent(tmp_path, monkeypatch, capsys):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 1.0 r\n")
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert main(["ir-eval", str(qrels), str(run)]) == 141
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("value,said", [("127.0.0.1:99999", "port out of range 0-65535"),

@@ -37,7 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragworkbook.evaluation.report import Report
+from ragworkbook.metrics.registry import find_metric, parse_metric
 from ragworkbook.outcomes import FAILED, SCORED
+from ragworkbook.stats.resampling import paired_test
 
 __all__ = ["Comparison", "GateResult", "compare_reports", "min_gate_pairs", "NOT_COMPARED"]
 
@@ -106,8 +108,6 @@ class Comparison:
         return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
     def _row(self, metric: str) -> Any:
-        from ragworkbook.metrics.registry import find_metric
-
         name = find_metric(metric, self.table.index)
         if name is None:
             raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
@@ -198,8 +198,6 @@ def _check_same_questions(a: Report, b: Report) -> None:
 def _match(report: Report, other: Report, metric: str, which: str, common: list[str]) -> str:
     """The report's own name for ``metric`` (the same metric may be spelled differently); ValueError
     saying which report lacks it (the other may have it)."""
-    from ragworkbook.metrics.registry import find_metric
-
     name = find_metric(metric, report.metrics)
     if name is not None:
         return name
@@ -224,9 +222,6 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     (or their texts) differ, or when a requested metric is missing.
     """
     import pandas as pd
-
-    from ragworkbook.metrics.registry import parse_metric
-    from ragworkbook.stats.resampling import paired_test
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")

@@ -46,8 +46,14 @@ def nothing_to_score(source: str, given: Iterable[str] = ()) -> str:
              "metrics needs:"]
     for family in FAMILIES:
         every, some = family_needs(family)
-        need = "; and ".join(f"{NAMES[n]} ({HOW[n]})" + (" - given" if n in have else "") for n in every)
-        extra = f"; some also need {' and '.join(NAMES[n] for n in some)}" if some else ""
+        def said(n: str) -> str:
+            return f"{NAMES[n]} ({HOW[n]})" + (" - given" if n in have else "")
+
+        if every:
+            need = "; and ".join(said(n) for n in every)
+            extra = f"; some also need {' and '.join(NAMES[n] for n in some)}" if some else ""
+        else:  # no need shared by the whole family (word_support needs no judge): name each
+            need, extra = "depending on the metric, " + "; ".join(said(n) for n in some), ""
         names = ", ".join(s.name for s in specs(family) if s.default)
         lines.append(f"  {family} ({names}, ...): {need}{extra}")
     lines.append("Give one of them (`ragworkbook schema answers` lists the fields of a record).")

@@ -15,9 +15,9 @@ What is computed for a record depends on what it gives:
   relevant ids, or its keyword. Relevance by id needs the contexts' ids. A
   keyword marks the retrieved contexts that contain it (case-insensitive),
   which says nothing about the relevant passages that were not retrieved: the
-  metrics that need all of them (recall, NDCG, MAP, R-precision) are then
-  undefined (reason ``"incomplete_relevance"``), while precision, hit rate,
-  MRR, DCG and ERR are computed. Without any source: undefined,
+  metrics that need all of them (the registry's ``all_relevant``: recall, NDCG,
+  MAP, R-precision...) are then undefined (reason ``"incomplete_relevance"``),
+  while the others (precision, hit rate, MRR, DCG, ERR...) are computed. Without any source: undefined,
   ``"no_relevance"``; relevance by id without context ids: undefined,
   ``"no_context_ids"``; an id absent from ``qrels``: undefined,
   ``"no_relevance"`` (not judged).
@@ -61,11 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
-__all__ = ["KEYWORD_METRICS", "evaluate_outputs", "relevance_of"]
-
-#: Retrieval metrics computable from a keyword alone: they need the relevance of the retrieved
-#: contexts only, not the number of relevant passages in the whole corpus.
-KEYWORD_METRICS = frozenset({"precision", "hit_rate", "mrr", "dcg", "err"})
+__all__ = ["evaluate_outputs", "relevance_of"]
 
 
 def relevance_of(rec: AnswerRecord, qrels: Mapping[str, Mapping[str, float]] | None
@@ -122,7 +118,7 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
         out.update(no_relevance(wanted, msg, why_not))
     elif source == "keyword":
         out.update({m.name: Unscored(UNDEFINED, "incomplete_relevance", _WHY["incomplete_relevance"])
-                    for m in wanted if m.family == "retrieval" and m.kind not in KEYWORD_METRICS})
+                    for m in wanted if m.family == "retrieval" and m.spec.all_relevant})
     if rec.reference is None:
         out.update({m.name: Unscored(UNDEFINED, "no_reference", _WHY["no_reference"]) for m in wanted
                     if m.family in ("generation", "judged") and "reference" in m.spec.needs})

@@ -57,6 +57,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
+from ragworkbook.judging.reliability import describe, trusted, unmeasured
+from ragworkbook.metrics.registry import get_spec, parse_metric
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -85,8 +89,6 @@ class Target:
     @property
     def higher_is_better(self) -> bool:
         """The metric's direction, from the registry."""
-        from ragworkbook.metrics.registry import get_spec
-
         return get_spec(self.metric).higher_is_better
 
     def rate(self, value: float) -> str:
@@ -181,8 +183,6 @@ def targets_table(domain: str = "general") -> pd.DataFrame:
 
 
 def _family(metric: str) -> tuple[str | None, int | None]:
-    from ragworkbook.metrics.registry import parse_metric
-
     try:
         m = parse_metric(metric)
     except ValueError:
@@ -236,9 +236,6 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
     DataFrame is empty (with those columns).
     """
     import pandas as pd
-
-    from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
-    from ragworkbook.judging.reliability import describe, trusted, unmeasured
 
     table = _table(domain)
     min_kappa = RELIABILITY_MIN_KAPPA if min_kappa is None else float(min_kappa)
@@ -294,8 +291,6 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
 
 
 def _is_judged(metric: str) -> bool:
-    from ragworkbook.metrics.registry import parse_metric
-
     try:
         return parse_metric(metric).family == "judged"
     except ValueError:

@@ -46,6 +46,8 @@ from ragworkbook._validate import check_k
 __all__ = [
     "GAINS",
     "check_gain",
+    "check_ranking",
+    "check_relevance",
     "gain_values",
     "precision_at_k",
     "recall_at_k",
@@ -80,7 +82,8 @@ def check_gain(gain: str) -> str:
     return gain
 
 
-def _check_ranking(ranking: Any) -> list:
+def check_ranking(ranking: Any) -> list:
+    """``ranking`` as a list of document ids in rank order; TypeError / ValueError naming the problem."""
     if isinstance(ranking, (str, bytes)):
         raise TypeError(
             f"ranking must be a sequence of document ids in rank order, got the string {ranking!r}; "
@@ -106,8 +109,8 @@ def _check_ranking(ranking: Any) -> list:
     return list(ranking)
 
 
-def _check_relevance(relevance: Any) -> dict:
-    """``relevance`` as a dict doc -> float grade."""
+def check_relevance(relevance: Any) -> dict:
+    """``relevance`` (a mapping doc -> grade, or a collection of relevant ids) as a dict doc -> grade."""
     if isinstance(relevance, (str, bytes)):
         raise TypeError(
             f"relevant must be a mapping doc -> grade or a collection of ids, got the string {relevance!r}"
@@ -131,8 +134,8 @@ def _check_relevance(relevance: Any) -> dict:
 
 
 def _prepare(ranking: Any, relevance: Any, k: Any, optional_k: bool = False):
-    ranking = _check_ranking(ranking)
-    rel = _check_relevance(relevance)
+    ranking = check_ranking(ranking)
+    rel = check_relevance(relevance)
     k = check_k(k, optional=optional_k)
     return ranking, rel, k
 

@@ -17,7 +17,8 @@ def test_family_needs_come_from_the_specs():
             assert set(every) <= set(s.needs) <= set(every) | set(some), s.name
     assert family_needs("retrieval") == (["relevance", "contexts"], [])
     assert family_needs("generation") == (["reference"], [])
-    assert family_needs("judged") == (["judge"], ["reference", "contexts"])
+    # word_support (judged like a judge, computed without one) needs only the contexts
+    assert family_needs("judged") == ([], ["reference", "judge", "contexts"])
 
 
 def test_the_message_names_each_family_its_defaults_and_how_to_give_what_it_needs():
@@ -28,4 +29,4 @@ def test_the_message_names_each_family_its_defaults_and_how_to_give_what_it_need
     assert "the retrieved contexts (" in lines[1] and " - given" in lines[1]
     assert "token_f1" in lines[2] and HOW["reference"] in lines[2]
     assert "--judge" in lines[3]
-    assert "some also need a reference answer and the retrieved contexts" in lines[3]
+    assert "depending on the metric, a reference answer" in lines[3] and "the retrieved contexts (" in lines[3]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ragworkbook.evaluation.outputs import KEYWORD_METRICS, evaluate_outputs
+from ragworkbook.evaluation.outputs import evaluate_outputs
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.generation import token_f1
 from ragworkbook.paths import data_path
@@ -53,12 +53,18 @@ def test_answers_scored_verbatim_and_wrong_answer_scores_token_f1_zero():
     assert rep.meta["mode"] == "answers" and rep.meta["name"] == "mine"
 
 
-def test_keyword_metrics_are_those_that_need_only_the_retrieved_contexts():
+def test_keyword_relevance_computes_the_metrics_that_need_only_the_retrieved_contexts():
+    """What keyword relevance can compute is the registry's all_relevant flag, nothing else."""
     from ragworkbook.metrics.registry import specs
 
-    kinds = {s.name for s in specs("retrieval")}
-    assert KEYWORD_METRICS <= kinds
-    assert {"recall", "ndcg", "map", "r_precision"} == kinds - KEYWORD_METRICS
+    needs_all = {s.name for s in specs("retrieval") if s.all_relevant}
+    assert {"recall", "ndcg", "map", "r_precision"} <= needs_all
+    assert not {"precision", "hit_rate", "mrr", "dcg", "err"} & needs_all
+    rec = [{"id": "k", "question": "q?", "answer": "a", "keyword": "x", "contexts": ["x", "y", "x"]}]
+    rep = evaluate_outputs(rec, metrics=["P@3", "mrr", "recall@3", "bpref"], progress=False)
+    assert rep.rows[0]["metrics"]["P@3"] == pytest.approx(2 / 3) and rep.rows[0]["metrics"]["mrr@3"] == 1.0
+    assert {m for m, u in rep.rows[0]["unscored"].items() if u["reason"] == "incomplete_relevance"} == {
+        "recall@3", "bpref"}
 
 
 def test_ragas_01_and_02_names_give_the_same_report():
