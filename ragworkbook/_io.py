@@ -11,6 +11,13 @@
 - :func:`locked_update`: for files several processes add to (the judge cache, a recording):
   take an exclusive lock, read what is on disk now, merge, write atomically, release. Two
   processes adding entries at the same time lose nothing.
+- :func:`check_not_input`: an output path that is one of the run's inputs (the same path, or
+  the same file through a symbolic or hard link) is refused before any work, so a report never
+  overwrites the answers, recording or eval set it was made from.
+- :func:`read_input`: the bytes of an input file, which may also be a pipe (``<(cat f)``, a
+  named FIFO): a pipe is read once something writes to it, and one nothing writes to is an
+  error after :data:`PIPE_WAIT` seconds instead of a hang. :func:`is_pipe` tells one;
+  :func:`as_regular_file` hands a pipe's content to a reader that opens paths itself.
 """
 
 from __future__ import annotations
@@ -19,13 +26,18 @@ import contextlib
 import json
 import os
 import re
+import select
+import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_json", "check_writable", "file_lock",
-           "locked_update"]
+__all__ = ["PIPE_WAIT", "as_regular_file", "atomic_write_bytes", "atomic_write_text", "atomic_write_json",
+           "check_writable", "check_not_input", "file_lock", "is_pipe", "locked_update", "read_input"]
+
+#: Seconds :func:`read_input` waits for a pipe's writer to send something before giving up.
+PIPE_WAIT = 30.0
 
 
 def _umask_mode() -> int:
@@ -171,3 +183,93 @@ def locked_update(path: str | os.PathLike[str], read: Callable[[Path], Any],
         merged = merge(read(path))
         write(path, merged)
     return merged
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same resolved path, or (both existing) the same
+    device and inode (a hard link, a symbolic link, another spelling of the path)."""
+    try:
+        if a.resolve() == b.resolve():
+            return True
+    except (OSError, RuntimeError):  # a symlink loop
+        pass
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_input(out: str | os.PathLike[str], inputs: Mapping[str, str | os.PathLike[str] | None],
+                    option: str = "--out") -> None:
+    """ValueError when the output path ``out`` is one of ``inputs`` (option name -> path; None skipped):
+    writing there would destroy the input. Same path, or the same file through a link."""
+    target = Path(out)
+    for name, path in inputs.items():
+        if path is None or str(path) == "":
+            continue
+        if _same_file(target, Path(path)):
+            how = "" if str(path) == str(out) else f" (through a link: {out} and {path} are one file)"
+            raise ValueError(f"{option} {out} is the input given as {name}{how}: the report would overwrite "
+                             f"it; write the report to another file")
+
+
+def is_pipe(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is a pipe: a named FIFO, or ``/dev/fd/N`` of a shell's ``<(...)``."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_input(path: str | os.PathLike[str], what: str = "file", wait: float | None = None) -> bytes:
+    """The bytes of the input file ``path``, which may be a pipe (see :func:`is_pipe`).
+
+    FileNotFoundError when nothing is there, IsADirectoryError for a folder; a pipe is read
+    once its writer sends something, and a pipe nothing writes to within ``wait`` seconds
+    (default :data:`PIPE_WAIT`) is a TimeoutError naming it (instead of a hang).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder, not a {what}")
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such {what}")
+    if not is_pipe(path):
+        return path.read_bytes()
+    limit = PIPE_WAIT if wait is None else wait
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO for reading blocks until a writer
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(int(limit * 1000)):
+            raise TimeoutError(f"{path}: a pipe that nothing wrote to within {limit:g} s; start the program "
+                               f"that writes the {what} first, or give a regular file")
+        os.set_blocking(fd, True)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def as_regular_file(path: str | os.PathLike[str], what: str = "file") -> Iterator[Path]:
+    """``path`` itself when it is not a pipe; for a pipe, a temporary regular file holding what the pipe
+    sent (:func:`read_input`: a pipe nothing writes to is a TimeoutError, not a hang), removed when
+    the block ends. For readers that open a path themselves (and would block on a silent FIFO)."""
+    path = Path(path)
+    if not is_pipe(path):
+        yield path
+        return
+    data = read_input(path, what)
+    fd, tmp = tempfile.mkstemp(prefix=".ragworkbook-pipe.", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        yield Path(tmp)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

@@ -9,8 +9,10 @@ Exit status: 0 success; 1 when a check fails (``compare --fail-if-worse``,
 with a problem) or a generation backend cannot answer (no Ollama server, model
 not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
 and exits 0 when only some questions failed, counted in the report); 2 for bad input
-(unknown metric, missing, unreadable or malformed file, an output path that cannot be written),
-printed as ``ragworkbook CMD: error: ...``.
+(unknown metric, missing, unreadable or malformed file, an output path that cannot be written or
+that is one of the command's inputs, a bad ``OLLAMA_HOST``), printed as ``ragworkbook CMD: error:
+...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
+(``ragworkbook ... | head``).
 """
 
 from __future__ import annotations
@@ -32,18 +34,32 @@ class UsageError(Exception):
 def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
     ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    import os
     import shlex
 
     from ragworkbook.llm import get_generator
+    from ragworkbook.llm.replay import is_bundled
 
+    backend = (args.backend or os.environ.get("RAGWORKBOOK_BACKEND", "")).strip().lower()
+    if backend == "replay" and not args.recording:
+        raise UsageError("--backend replay answers from a recording: give --recording FILE (a recording is "
+                         "made by running the same command live with RAGWORKBOOK_RECORD=1 and --backend "
+                         "embedded or ollama)")
     argv = list(getattr(args, "argv", None) or [])
     if "--backend" in argv:
         i = argv.index("--backend")
         del argv[i:i + 2]
     argv = [a for a in argv if not a.startswith("--backend=")]
+    copy = ""
+    if args.recording and is_bundled(args.recording):
+        # the bundled recordings are the package's own: record into a copy of the user's
+        mine = "my_recording.json"
+        argv = [mine if a == args.recording else a.replace(args.recording, mine) for a in argv]
+        copy = (f"; {args.recording} is a recording bundled with ragworkbook: copy it first (cp "
+                f"{shlex.quote(str(args.recording))} {mine}) and record into the copy")
     hint = ("record the missing answers by running the command live: RAGWORKBOOK_RECORD=1 "
             + shlex.join(["ragworkbook", *argv, "--backend", "embedded"])
-            + " (or --backend ollama)")
+            + " (or --backend ollama)" + copy)
     kwargs = {"timeout": args.ollama_timeout} if getattr(args, "ollama_timeout", None) is not None else {}
     return get_generator(backend=args.backend, model=args.model, recording=args.recording,
                          announce=announce, record_hint=hint, **kwargs)
@@ -65,20 +81,36 @@ def _split_names(values: Iterable[str] | None) -> list[str] | None:
 # ir-eval
 # ---------------------------------------------------------------------------------------------
 def cmd_ir_eval(args: argparse.Namespace) -> int:
-    """``ragworkbook ir-eval``: the metrics of a TREC run file against a TREC qrels file."""
+    """``ragworkbook ir-eval [-q] [-c] [-M N] [-l L] [-m MEASURE]... QRELS RUN``: trec_eval's measures
+    and output (its default set without ``-m``), or ragworkbook's metric names (``--metric``)."""
     from ragworkbook.corpus.trec import read_qrels_columns, read_run_columns
     from ragworkbook.metrics.batch import evaluate_columns
-    from ragworkbook.metrics.registry import parse_metrics
+    from ragworkbook.metrics.trec_names import parse_trec_measures, trec_lines
 
-    metrics = parse_metrics(args.metric, "retrieval")
-    qrels = read_qrels_columns(args.qrels)
-    run = read_run_columns(args.run)
-    result = evaluate_columns(qrels, run, metrics, gain=args.gain, no_relevant=args.no_relevant,
+    files = list(args.files or [])
+    if args.qrels is not None or args.run is not None:
+        if files or args.qrels is None or args.run is None:
+            raise UsageError("give the two files either as QRELS RUN or as --qrels FILE --run FILE")
+        files = [args.qrels, args.run]
+    if len(files) != 2:
+        raise UsageError(f"ir-eval takes two files, QRELS and RUN; got {len(files)}")
+    if args.zscores:
+        raise UsageError("-Z (z-scores) is not supported: ragworkbook has no z-score file format")
+    measures = list(args.measures or [])
+    named = list(args.metric or [])
+    request = parse_trec_measures(measures + named if measures or named else ["official"],
+                                  {"gain": args.gain, "max_grade": args.max_grade})
+    import pyarrow as pa
+
+    # the system allocator gives freed memory back for reuse (pyarrow's own pool keeps it): lower peak
+    pa.set_memory_pool(pa.system_memory_pool())
+    qrels = read_qrels_columns(files[0])
+    run = read_run_columns(files[1])
+    result = evaluate_columns(qrels, run, request.metrics, gain=args.gain, no_relevant=args.no_relevant,
                               missing=args.missing, max_grade=args.max_grade, depth=args.depth,
                               relevance_level=args.relevance_level, score_precision=args.score_precision)
-    names = result.metrics
     if args.json:
-        out: dict[str, Any] = {"qrels": str(args.qrels), "run": str(args.run), "gain": result.gain,
+        out: dict[str, Any] = {"qrels": str(files[0]), "run": str(files[1]), "gain": result.gain,
                                "score_precision": args.score_precision, "n_queries": result.n_queries,
                                "mean": result.mean}
         if result.skipped:
@@ -88,14 +120,11 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
         print(json.dumps(out, indent=2, allow_nan=False))
         return 0
-    width = max(len(n) for n in names + ["num_q"])
-    if args.per_query:
-        for qid, row in result.per_query.items():
-            for name in names:
-                print(f"{name:<{width}}\t{qid}\t{row[name]:.4f}")
-    for name, value in result.mean.items():
-        print(f"{name:<{width}}\tall\t{value:.4f}")
-    print(f"{'num_q':<{width}}\tall\t{result.n_queries}")
+    lines = trec_lines(result.measured, result.query_ids, result.values, result.mean,
+                       per_query=args.per_query, runid=run.tag if request.runid else None)
+    if named and not measures and not any(m.kind == "num_q" for m in result.measured):
+        lines.append(f"{'num_q':<22}\tall\t{result.n_queries}")  # --metric: the count of queries too
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -166,6 +195,19 @@ def _unscored_lines(report: Report) -> list[str]:
         if counts:
             out.append(f"  {m}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     return out
+
+
+def _eval_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The files ``eval`` reads, by option (the defaults too): ``--out`` must be none of them."""
+    from ragworkbook.corpus.eval_set import DEFAULT_EVAL_SET
+    from ragworkbook.corpus.pages import DEFAULT_CORPUS
+    from ragworkbook.paths import data_path
+
+    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels}
+    if not args.answers:
+        inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
+        inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
+    return inputs
 
 
 def _eval_judge(args: argparse.Namespace) -> Any:
@@ -253,11 +295,12 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
-    from ragworkbook._io import check_writable
+    from ragworkbook._io import as_regular_file, check_not_input, check_writable
     from ragworkbook._validate import check_k
 
     if args.out:
         check_writable(args.out)  # before any work: a long run never ends on an unwritable path
+        check_not_input(args.out, _eval_inputs(args))  # nor overwrites what it reads
     if args.resume and not args.out:
         raise UsageError("--resume continues the report written to --out: give --out PATH")
     if args.resume and args.answers:
@@ -268,9 +311,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.qrels:
         from ragworkbook.corpus.trec import read_qrels
 
-        qrels = read_qrels(args.qrels)
+        with as_regular_file(args.qrels, "qrels file") as path:  # a pipe: read once, never a hang
+            try:
+                qrels = read_qrels(path)
+            except ValueError as exc:
+                raise ValueError(str(exc).replace(str(path), str(args.qrels))) from None
     if args.answers:
         report = _eval_answers(args, k, qrels)
+        if not report.metrics:
+            from ragworkbook.evaluation.needs import nothing_to_score
+
+            given = {"judge"} if args.judge else set()
+            given |= {"contexts"} if any(r.get("contexts") for r in report.rows) else set()
+            given |= {"reference"} if any(r.get("reference") for r in report.rows) else set()
+            raise UsageError(nothing_to_score(args.answers, given))
         if args.out:
             report.save(args.out)
     else:
@@ -367,17 +421,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 r.check_eval_set(es)
             except ValueError as exc:
                 raise ValueError(f"{path}: {exc}") from None
+    from ragworkbook.metrics.registry import find_metric
+
     gate_metrics = _split_names(args.fail_if_worse) or []
     metrics = _split_names(args.metric)
+    if metrics is None and gate_metrics:  # every metric both have, and the gated ones (which may lack)
+        metrics = [m for m in a.metrics if m in b.metrics]
     if metrics is not None:
-        metrics += [m for m in gate_metrics if m not in metrics]
+        metrics += [m for m in gate_metrics if find_metric(m, metrics) is None]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
-    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge)
+    gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge, min_pairs=args.min_pairs,
+                    allow_incomplete=args.allow_incomplete or not gate_metrics)
     if args.json:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted}
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -392,6 +451,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for m, why in gate.untrusted.items():
         print(f"GATE FAILED: {m} is judged by an LLM whose reliability is not established: {why}",
               file=sys.stderr)
+    for which, why in gate.incomplete.items():
+        path = args.report_a if which == "A" else args.report_b
+        print(f"GATE FAILED: report {which} ({path}) is incomplete: {why}", file=sys.stderr)
+    if not gate_metrics:
+        for which, why in cmp.incomplete.items():
+            print(f"note: report {which} is incomplete: {why}", file=sys.stderr)
     return 0 if gate.passed else 1
 
 
@@ -541,44 +606,51 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- ir-eval ---------------------------------------------------------------------------
     p = add("ir-eval", cmd_ir_eval,
-            help="retrieval metrics over TREC-format qrels and run files, as trec_eval computes them",
-            description="Compute retrieval metrics over a TREC qrels file (`qid 0 doc grade`) "
-            "and a TREC run file (`qid Q0 doc rank score tag`; text after the sixth field is ignored, "
-            "as trec_eval does). Rankings follow trec_eval: by score, ties broken by document id "
-            "descending, the rank column ignored; scores compared at full precision, as trec_eval 10 "
-            "(--score-precision float32 for trec_eval 9 / pytrec_eval). Metric names may be written "
-            "the trec_eval way (P_5, ndcg_cut_10, recip_rank, Rprec, map_cut_100, success_1) or as "
-            "ragworkbook names (precision@5, ndcg@10, mrr, err@20); the output uses the names as given. "
-            "trec_eval's flags: -c, -M, -l, -q.")
-    p.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid grade")
-    p.add_argument("--run", required=True, help="TREC run file: qid Q0 docid rank score tag")
-    p.add_argument("--metric", action="append", required=True,
-                   help="metric name, repeatable or comma-separated: " + _metric_help("retrieval"))
+            help="retrieval metrics over TREC qrels and run files: a drop-in for trec_eval",
+            usage="ragworkbook ir-eval [-q] [-c] [-M N] [-l L] [-m MEASURE]... QRELS RUN",
+            description="trec_eval's command line and output: `ragworkbook ir-eval -q -m map -m ndcg_cut.10 "
+            "qrels run` prints what `trec_eval -q -m map -m ndcg_cut.10 qrels run` prints (trec_eval 10). "
+            "Measures in trec_eval's syntax (P.5,10  ndcg_cut.10  iprec_at_recall..10,.50  utility.2,-1,0,0  "
+            "ndcg.1=3,2=9  rbp.p=0.8) and its sets (official, the default without -m; all_trec); or "
+            "ragworkbook's names with --metric (precision@5, ndcg@10, mrr, err@20, "
+            "ndcg@10(gain=exponential)), printed as written. QRELS: `qid 0 doc grade`; RUN: `qid Q0 doc "
+            "rank score tag` (text after the sixth field is ignored, as trec_eval does). Rankings follow "
+            "trec_eval: by score, ties broken by document id descending, the rank column ignored; scores "
+            "compared at full precision, as trec_eval 10 (--score-precision float32 for trec_eval 9 / "
+            "pytrec_eval). A judged query the run lacks is left out (pytrec_eval) unless -c; trec_eval 10 "
+            "stops with an error instead.")
+    p.add_argument("files", nargs="*", metavar="QRELS RUN", help="the qrels file, then the run file")
+    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
+                   help="a trec_eval measure or set, repeatable (default: official)")
+    p.add_argument("--qrels", default=None, help="the qrels file (instead of the first positional file)")
+    p.add_argument("--run", default=None, help="the run file (instead of the second positional file)")
+    p.add_argument("--metric", action="append", default=None,
+                   help="a ragworkbook metric name, repeatable or comma-separated: "
+                   + _metric_help("retrieval"))
+    p.add_argument("-q", "--per-query", action="store_true", help="print one line per query and measure too")
+    p.add_argument("-c", dest="missing", action="store_const", const="zero", default="skip",
+                   help="average over every judged query: one the run lacks scores 0 (trec_eval -c)")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                   help="only the first N documents of each ranking count (trec_eval -M)")
+    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
+                   help="relevant = grade >= LEVEL for the binary measures (trec_eval -l; default: "
+                   "grade > 0, trec_eval's 1 on whole grades); gains still come from the grades")
+    p.add_argument("-Z", dest="zscores", default=None, metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--missing", choices=["skip", "zero"], default="skip",
+                   help="judged queries absent from the run: leave out (default) or score 0 (= -c)")
+    p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
+                   help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
     p.add_argument("--gain", choices=["linear", "exponential"], default="linear",
                    help="gain for (n)dcg: linear = rel (trec_eval), exponential = 2^rel - 1")
     p.add_argument("--max-grade", type=float, default=4.0,
                    help="top grade of the relevance scale, for ERR: a grade g stops the user with "
                    "probability (2^g - 1) / 2^max-grade (default 4, gdeval's MAX_JUDGMENT; a larger grade "
                    "is an error)")
-    p.add_argument("--no-relevant", choices=["zero", "skip"], default="zero",
-                   help="queries without relevant documents: score 0 (trec_eval, ranx) or leave out")
-    p.add_argument("--missing", choices=["skip", "zero"], default="skip",
-                   help="judged queries absent from the run: leave out (pytrec_eval) or score 0 "
-                   "(trec_eval -c)")
-    p.add_argument("-c", dest="missing", action="store_const", const="zero",
-                   help="trec_eval's -c: the same as --missing zero")
-    p.add_argument("-M", "--depth", type=int, default=None, metavar="N",
-                   help="trec_eval's -M: only the first N documents of each ranking count")
-    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="LEVEL",
-                   help="trec_eval's -l: relevant = grade >= LEVEL for the binary metrics (P, recall, "
-                   "success, MRR, MAP, R-precision); gains still come from the grades (default: grade > 0)")
     p.add_argument("--score-precision", choices=["float64", "float32"], default="float64",
                    help="float64 (default): scores compared at full precision, as trec_eval 10; float32: "
                    "rounded to float32 first, as trec_eval 9, pytrec_eval and ir_measures (scores closer "
                    "than about 6e-8 relative then tie, broken by document id)")
-    p.add_argument("-q", "--per-query", action="store_true",
-                   help="print one row per query too (trec_eval -q)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--json", action="store_true", help="print JSON instead of trec_eval's table")
 
     # --- doctor, download-paper ----------------------------------------------------------
     p = add("doctor", cmd_doctor, help="what is installed, which backend is live, models found")
@@ -663,8 +735,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
             description="Compare report B against report A question by question (paired "
             "randomisation test per metric). Exit 1 when B is significantly worse on a "
-            "--fail-if-worse metric, or when that metric cannot be compared (no question scored "
-            "in both): usable as a regression gate in CI.")
+            "--fail-if-worse metric, or when that metric cannot be compared well enough to tell (fewer "
+            "than --min-pairs questions scored in both, 6 at alpha 0.05, or more values failed than "
+            "compared), or when a report is an interrupted run (unless --allow-incomplete): usable as a "
+            "regression gate in CI.")
     p.add_argument("report_a", help="baseline report JSON")
     p.add_argument("report_b", help="new report JSON")
     p.add_argument("--metric", action="append", default=None,
@@ -672,6 +746,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
                    help="exit 1 if B is significantly worse than A on METRIC, or METRIC cannot be "
                    "compared (repeatable)")
+    p.add_argument("--min-pairs", type=int, default=None, metavar="N",
+                   help="fewest questions scored in both reports for the gate to judge a metric (default: "
+                   "the fewest with which the test can reach p < alpha: 6 at alpha 0.05); the gate also "
+                   "fails a metric with more values failed than compared")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="gate on a report saved by an interrupted run (meta.complete false); by default the "
+                   "gate fails on it and says how many questions were not run")
     p.add_argument("--trust-judge", action="store_true",
                    help="gate on a judged metric even when its judge's reliability is unmeasured or below "
                    "the agreement threshold (by default the gate fails on it and says why)")
@@ -755,7 +836,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
 
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:  # `ragworkbook ... | head`: the reader left; nothing to say, as `cat` would
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, the status of a command the closed pipe stopped
     except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -764,6 +850,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of the closed pipe is silent."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (captured): nothing will be flushed to a pipe
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

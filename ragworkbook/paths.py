@@ -22,10 +22,16 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def package_data_dir() -> Path:
+    """The data folder inside the installed package (``ragworkbook/data``), whatever
+    ``RAGWORKBOOK_DATA`` says: where the bundled files (recordings, eval set, notes) live."""
+    return Path(str(files("ragworkbook").joinpath("data")))
+
+
 def data_dir() -> Path:
     """The data folder: ``$RAGWORKBOOK_DATA``, else the package data ``ragworkbook/data``."""
     env = os.environ.get("RAGWORKBOOK_DATA")
-    path = Path(env) if env else Path(str(files("ragworkbook").joinpath("data")))
+    path = Path(env) if env else package_data_dir()
     if not path.is_dir():
         where = "RAGWORKBOOK_DATA names" if env else "the installed package has no data folder at"
         raise FileNotFoundError(

@@ -1,4 +1,5 @@
-"""ragworkbook._io: atomic writes survive kill -9; concurrent read-merge-write loses nothing."""
+"""ragworkbook._io: atomic writes survive kill -9; concurrent read-merge-write loses nothing; an output is
+never one of the inputs; pipes are read, and one nothing writes to is refused in time."""
 
 from __future__ import annotations
 
@@ -9,11 +10,21 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from ragworkbook._io import atomic_write_json, atomic_write_text, locked_update
+from ragworkbook._io import (
+    as_regular_file,
+    atomic_write_json,
+    atomic_write_text,
+    check_not_input,
+    is_pipe,
+    locked_update,
+    read_input,
+)
 
 WRITER = r"""
 import sys
@@ -79,3 +90,56 @@ def test_two_processes_adding_to_one_file_lose_nothing(tmp_path):
         assert p.exitcode == 0
     data = json.loads((tmp_path / "cache.json").read_text())
     assert len(data) == 400 and {f"a-{i}" for i in range(200)} <= data.keys()
+
+
+# --- inputs: never overwritten, pipes read (or refused in time) -------------------------------------------
+
+
+def test_check_not_input_refuses_the_same_file_by_any_name(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text("x")
+    (tmp_path / "sym.jsonl").symlink_to(src)
+    os.link(src, tmp_path / "hard.jsonl")
+    for out in (src, tmp_path / "sym.jsonl", tmp_path / "hard.jsonl", tmp_path / "." / "in.jsonl"):
+        with pytest.raises(ValueError, match=r"--out .* is the input given as --answers"):
+            check_not_input(out, {"--answers": src, "--qrels": None})
+    check_not_input(tmp_path / "report.json", {"--answers": src, "--qrels": None})  # another file: fine
+    check_not_input(tmp_path / "new.json", {"--eval-set": tmp_path / "missing.json"})
+
+
+def _fifo_with(tmp_path, content):
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    if content is not None:
+        def write():
+            with open(path, "wb") as fh:
+                fh.write(content)
+        threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+def test_read_input_reads_a_pipe_and_refuses_a_silent_one_in_time(tmp_path):
+    path = _fifo_with(tmp_path, b"a\nb\n")
+    assert is_pipe(path) and not is_pipe(tmp_path) and not is_pipe(tmp_path / "missing")
+    assert read_input(path) == b"a\nb\n"
+    silent = tmp_path / "silent"
+    os.mkfifo(silent)
+    t = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"silent: a pipe that nothing wrote to within 0.2 s"):
+        read_input(silent, wait=0.2)
+    assert time.monotonic() - t < 5
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_input(tmp_path / "missing")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        read_input(tmp_path)
+
+
+def test_as_regular_file_copies_a_pipe_and_cleans_up(tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    with as_regular_file(plain) as p:
+        assert p == plain
+    with as_regular_file(_fifo_with(tmp_path, b"q1 0 d1 1\n")) as p:
+        assert p.read_bytes() == b"q1 0 d1 1\n" and not is_pipe(p)
+        copy = Path(p)
+    assert not copy.exists()

@@ -17,7 +17,17 @@ everything below.
   ``retrieved_context_ids``, ``reference``, ``reference_context_ids``) and
   RAGAS 0.1 (``question``, ``answer``, ``contexts``, ``ground_truth``). Other
   fields are ignored and listed (:attr:`AnswerSet.ignored`).
-- Contexts: strings, or objects with ``text`` and an optional ``id``.
+- Contexts: strings, or objects with ``text`` and an optional ``id``. Optional: a
+  record without them (question, answer, reference: a common export) loads with
+  ``has_contexts`` False and the metrics that read contexts are undefined.
+- Files: a pipe (``--answers <(cat f)``) or a file without a suffix is read as the
+  format its first bytes show. A UTF-8 byte-order mark is skipped. JSON Lines are
+  read a line at a time, and the records are checked on a fast path that accepts
+  only plainly valid records (the rest are explained by the schema), so loading
+  time per record stays flat from 10k to 1M lines
+  (``benchmarks/bench_loading.py``).
+- Texts: an answer or reference over :data:`MAX_SCORED_CHARS` characters is kept
+  but not scored (:attr:`AnswerRecord.too_long`).
 - Ids: a record without one gets :func:`question_id` of its question; when
   that id is taken in the file, ``-r<position>`` is appended
   (:func:`assign_ids`).
@@ -36,15 +46,20 @@ import ast
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ragworkbook._io import atomic_write_text, is_pipe, read_input
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
+    decode_bytes,
     element_lines,
+    gc_paused,
+    iter_jsonl,
     location,
     parse_csv,
     parse_json,
@@ -52,9 +67,12 @@ from ragworkbook.corpus.jsonfile import (
     raise_problems,
     read_text,
 )
+from ragworkbook.protocols import context_id, context_text
+from ragworkbook.schemas import record_problems
 
-__all__ = ["FIELDS", "LIST_FIELDS", "AnswerRecord", "AnswerSet", "question_id", "assign_ids",
-           "resolve_fields", "load_answer_records", "answer_records", "ragas_records", "save_answer_records"]
+__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord", "AnswerSet",
+           "question_id", "assign_ids", "resolve_fields", "load_answer_records", "answer_records",
+           "ragas_records", "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -71,6 +89,11 @@ FIELDS: dict[str, tuple[str, ...]] = {
 LIST_FIELDS = ("contexts", "context_ids", "relevant_ids")
 #: Members of a JSON object that may hold the records.
 _CONTAINERS = ("answers", "rows", "samples")
+#: The longest answer or reference, in characters, that the generation and judged metrics are computed
+#: on. Longer ones are kept in the report but not scored (undefined, reason ``text_too_long``): METEOR
+#: and the embedding similarity of a 10 MB answer take minutes and gigabytes, and no RAG answer is
+#: that long (100,000 characters: about 2 s for every generation metric together, measured).
+MAX_SCORED_CHARS = 100_000
 
 
 def question_id(question: str) -> str:
@@ -98,16 +121,19 @@ def assign_ids(ids: Sequence[str | None], questions: Sequence[str]) -> list[str]
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AnswerRecord:
     """One answered question, as the file gave it.
 
     ``contexts`` are the context texts, best first; ``context_ids`` their ids
-    (``None`` where the file gives none); ``reference`` is None when the file
-    has none (absent, null or blank); ``relevant_ids`` is None when not given
-    (``[]``: given, and nothing is relevant). ``line`` is where the record
-    starts in its file (None for records given in memory); ``id_generated``
-    says the id was made by :func:`assign_ids`.
+    (``None`` where the file gives none); ``has_contexts`` is False when the record
+    gives no contexts at all (a question, answer, reference export: ``contexts`` is
+    then ``[]`` and the metrics that read contexts are undefined, while ``[]`` given
+    means nothing was retrieved); ``reference`` is None when the file has none
+    (absent, null or blank); ``relevant_ids`` is None when not given (``[]``: given,
+    and nothing is relevant). ``line`` is where the record starts in its file (None
+    for records given in memory); ``id_generated`` says the id was made by
+    :func:`assign_ids`.
     """
 
     id: str
@@ -122,9 +148,22 @@ class AnswerRecord:
     id_generated: bool = False
 
     @property
+    def has_contexts(self) -> bool:
+        """False when the record gives no contexts at all (its ``contexts`` is then the shared empty
+        list :data:`NO_CONTEXTS`, which costs a million records nothing)."""
+        return self.contexts is not NO_CONTEXTS
+
+    @property
     def has_context_ids(self) -> bool:
         """True when every context has an id (vacuously for no context)."""
         return all(c is not None for c in self.context_ids)
+
+    @property
+    def too_long(self) -> list[str]:
+        """The fields (``answer``, ``reference``) longer than :data:`MAX_SCORED_CHARS`: the metrics that
+        read them are not computed for this record (counted undefined, reason ``text_too_long``)."""
+        return [name for name, text in (("answer", self.answer), ("reference", self.reference))
+                if text is not None and len(text) > MAX_SCORED_CHARS]
 
 
 @dataclass
@@ -236,113 +275,294 @@ def _str_id(x: Any) -> str:
     return str(x)
 
 
-def _record(rec: dict[str, Any], where: str, line: int | None) -> tuple[dict[str, Any] | None, list[str]]:
-    """Validate one cleaned record against the schema and resolve its fields -> (values, problems)."""
-    from ragworkbook.schemas import record_problems
+#: accepted name -> canonical field (for the fast path)
+_CANON = {name: canon for canon, names in FIELDS.items() for name in names}
+_KNOWN = frozenset(_CANON)
 
-    problems = record_problems(rec, "answers", where, "record")
+
+def _visible(text: str) -> bool:
+    """Whether ``text`` matches the schema's ``"pattern": "\\S"``: both validators use Python's ``re``,
+    whose ``\\s`` is ``str.isspace``, so a string that ``strip()`` leaves non-empty."""
+    return bool(text.strip())
+
+
+def _visible_id(x: Any) -> bool:
+    return (type(x) is str and _visible(x)) or type(x) is int
+
+
+def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{canonical field: value}`` of a record in the common, plainly valid shape, or None.
+
+    The fast path of the loader: it accepts a strict subset of what the answers schema accepts
+    (each field under one name, every value of its plainest type), so most records are checked
+    in one pass; anything else (None) goes to the schema, which explains what is wrong. A test
+    checks that nothing accepted here breaks the schema.
+    """
+    out: dict[str, Any] = {}
+    for key, value in rec.items():
+        canon = _CANON.get(key)
+        if canon is None or value is None:
+            continue
+        if canon in out:
+            return None  # given under two names: the slow path checks they agree
+        t = type(value)
+        if canon == "answer":
+            if t is not str:
+                return None
+        elif canon == "question" or canon == "keyword":
+            if t is not str or not _visible(value):
+                return None
+        elif canon == "reference":
+            if t is not str:
+                return None
+        elif canon == "contexts":
+            if t is not list:
+                return None
+            for c in value:
+                if type(c) is not str and not (
+                        type(c) is dict and type(c.get("text")) is str
+                        and (c.get("id") is None or _visible_id(c["id"]))):
+                    return None
+        elif canon == "id":
+            if not _visible_id(value):
+                return None
+        elif t is not list or not all(_visible_id(x) for x in value):  # context_ids, relevant_ids
+            return None
+        out[canon] = value
+    if "question" not in out or "answer" not in out:
+        return None
+    return out
+
+
+def _checked_values(rec: dict[str, Any], where: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The slow path: the schema's problems of ``rec`` (each naming the field), else its values."""
+    try:
+        problems = record_problems(rec, "answers", where, "record")
+    except RecursionError:
+        return None, [f"{where}: a field is nested too deeply (arrays or objects over "
+                      f"{sys.getrecursionlimit()} levels)"]
     if problems:
         return None, problems
     values, problems = resolve_fields(rec, FIELDS, where)
-    if problems:
-        return None, problems
-    texts: list[str] = []
-    inner_ids: list[str | None] = []
-    for c in values["contexts"]:
-        if isinstance(c, str):
-            texts.append(c)
-            inner_ids.append(None)
+    return (None, problems) if problems else (values, [])
+
+
+class _NoIds(list):  # type: ignore[type-arg]
+    """A read-only list shared by many records: the ``context_ids`` of contexts without ids
+    (``[None] * n``, one per ``n``: a million records do not hold a million lists of Nones), and
+    :data:`NO_CONTEXTS`."""
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("this list of a loaded record is shared and read-only; copy it: "
+                        "list(record.context_ids)")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only  # type: ignore[assignment]
+
+
+_NO_IDS: dict[int, _NoIds] = {}
+#: The ``contexts`` of every record that gives none (read-only, shared): :attr:`AnswerRecord.has_contexts`.
+NO_CONTEXTS: list[str] = _NoIds()
+
+
+def _no_ids(n: int) -> list[str | None]:
+    shared = _NO_IDS.get(n)
+    if shared is None:
+        shared = _NO_IDS.setdefault(n, _NoIds([None] * n))
+    return shared
+
+
+def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], str], line: int | None,
+            ) -> tuple[AnswerRecord | None, list[str]]:
+    """The record of checked ``values`` (its id the given one, or the question's: see :func:`_build`);
+    ``where()`` names the record in a problem."""
+    given = values.get("contexts")
+    contexts: list[str] = [] if given is not None else NO_CONTEXTS
+    inner_ids: list[str | None] | None = None
+    if given is not None:
+        if all(type(c) is str for c in given):
+            contexts = given[:]  # an exact-size copy: the parser's list has room to grow
         else:
-            texts.append(c["text"])
-            inner_ids.append(None if c.get("id") is None else _str_id(c["id"]))
-    ids = inner_ids
+            inner_ids = []
+            for c in given:
+                if isinstance(c, str):
+                    contexts.append(c)
+                    inner_ids.append(None)
+                else:
+                    contexts.append(c["text"])
+                    inner_ids.append(None if c.get("id") is None else _str_id(c["id"]))
+    ids: list[str | None] = inner_ids if inner_ids is not None else _no_ids(len(contexts))
     if "context_ids" in values:
-        given = [_str_id(x) for x in values["context_ids"]]
-        name = next(n for n in FIELDS["context_ids"] if n in rec)
-        if len(given) != len(texts):
-            problems.append(f"{where}: field {name!r} has {len(given)} ids for {len(texts)} contexts: "
-                            "give one id per context, in the same order")
-        elif any(i is not None and i != g for i, g in zip(inner_ids, given, strict=True)):
-            problems.append(f"{where}: field {name!r} contradicts the ids inside the contexts: keep one")
-        ids = given
-    if problems:
-        return None, problems
+        cids = [_str_id(x) for x in values["context_ids"]]
+        name = next(n for n in FIELDS["context_ids"] if rec.get(n) is not None)
+        if given is not None and len(cids) != len(contexts):
+            return None, [f"{where()}: field {name!r} has {len(cids)} ids for {len(contexts)} contexts: "
+                          "give one id per context, in the same order"]
+        inner = inner_ids or []
+        if any(i is not None and i != g for i, g in zip(inner, cids, strict=False)):
+            return None, [f"{where()}: field {name!r} contradicts the ids inside the contexts: keep one"]
+        ids = cids
     reference = values.get("reference")
-    keyword = values.get("keyword")
     relevant = values.get("relevant_ids")
-    return {
-        "id": None if "id" not in values else _str_id(values["id"]),
-        "question": values["question"], "answer": values["answer"],
-        "contexts": texts, "context_ids": ids,
-        "reference": reference if isinstance(reference, str) and reference.strip() else None,
-        "keyword": keyword,
-        "relevant_ids": None if relevant is None else [_str_id(x) for x in relevant],
-        "line": line,
-    }, []
+    rid = values.get("id")
+    question = values["question"]
+    return AnswerRecord(
+        id=question_id(question) if rid is None else _str_id(rid), question=question, answer=values["answer"],
+        contexts=contexts, context_ids=ids,
+        reference=reference if isinstance(reference, str) and reference.strip() else None,
+        keyword=values.get("keyword"),
+        relevant_ids=None if relevant is None else [_str_id(x) for x in relevant],
+        line=line, id_generated=rid is None), []
 
 
-def _build(entries: Sequence[tuple[str, int | None, Any]], source: str, csv: bool = False) -> AnswerSet:
-    """Check every entry ``(where, line, record)`` and build the set, or raise all the problems."""
-    problems: list[str] = []
-    parsed: list[dict[str, Any]] = []
-    known = {n for names in FIELDS.values() for n in names}
+#: An entry of :func:`_build`: (line in the file or None, 1-based record number or None, record)
+_Entry = tuple[int | None, int | None, Any]
+
+
+def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, int | None], str], *,
+           raw: bool = True, csv: bool = False) -> AnswerSet:
+    """Check every entry and build the set, or raise all the problems (in file order).
+
+    ``raw``: the records are plain JSON values (a file's), which the fast path checks as they
+    are; otherwise (CSV cells, DataFrame values) they are cleaned first. Records are made as
+    they come and nothing else is kept per record but its place (a line number the record
+    holds anyway); repeated ids are found by sorting the ids once at the end, and the ids of
+    records without one are settled as :func:`assign_ids` says.
+    """
+    problems: list[tuple[int, str]] = []  # (line or record number, message)
+    records: list[AnswerRecord] = []
+    places: list[int] = []  # the record numbers of records without a line (records given in memory)
     ignored: list[str] = []
-    first_at: dict[str, str] = {}
-    for where, line, rec in entries:
-        if isinstance(rec, Mapping):
-            rec, cell_problems = _clean(rec, where, csv)
-        else:
-            problems.append(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+    n = 0
+    for line, index, rec in entries:
+        n += 1
+        place = line or index or n
+        if not isinstance(rec, Mapping):
+            problems.append((place, f"{where(line, index)}: a record must be a JSON object, got "
+                                    f"{type(rec).__name__}"))
             continue
         for key in rec:
-            if key not in known and key not in ignored:
-                ignored.append(key)
-        if cell_problems:
-            problems.extend(cell_problems)
-            continue
-        values, rec_problems = _record(rec, where, line)
-        if rec_problems:
-            problems.extend(rec_problems)
-            continue
-        rid = values["id"]
-        if rid is not None:
-            if rid in first_at:
-                problems.append(f"{where}: field 'id': duplicate id {rid!r} (first at {first_at[rid]}); "
-                                "ids must be unique")
+            if key not in _KNOWN and key not in ignored:
+                ignored.append(str(key))
+        values = _fast_values(rec) if raw else None
+        if values is None:
+            rec, found = _clean(rec, where(line, index), csv)
+            if not found:
+                values, found = _checked_values(rec, where(line, index))
+            if found:
+                problems.extend((place, p) for p in found)
                 continue
-            first_at[rid] = where
-        parsed.append(values)
-    if not entries:
-        problems.append(f"{source}: no records (expected one record per answered question)")
-    raise_problems(source, problems)
-    ids = assign_ids([p["id"] for p in parsed], [p["question"] for p in parsed])
-    records = [AnswerRecord(id=i, question=p["question"], answer=p["answer"], contexts=p["contexts"],
-                            context_ids=p["context_ids"], reference=p["reference"], keyword=p["keyword"],
-                            relevant_ids=p["relevant_ids"], line=p["line"], id_generated=p["id"] is None)
-               for i, p in zip(ids, parsed, strict=True)]
+        record, found = _record(values, rec, lambda: where(line, index), line)  # noqa: B023 - called at once
+        if found:
+            problems.extend((place, p) for p in found)
+            continue
+        records.append(record)
+        if line is None:
+            places.append(place)
+    if not n:
+        problems.append((0, f"{source}: no records (expected one record per answered question)"))
+    ids: list[str] = [""] * len(records)  # exact size: no growth while the ids are gathered
+    for i, r in enumerate(records):
+        ids[i] = r.id
+    ids.sort()
+    repeated = {ids[i] for i in range(1, len(ids)) if ids[i] == ids[i - 1]}  # given twice, or made twice
+    del ids
+    if repeated:
+        problems.extend(_duplicates(records, places, repeated, where))
+        problems.sort(key=lambda p: p[0])
+    raise_problems(source, [p for _, p in problems])
+    if repeated:
+        _settle_generated_ids(records)
     return AnswerSet(records=records, source=source, ignored=ignored)
+
+
+def _duplicates(records: list[AnswerRecord], places: list[int], repeated: set[str],
+                where: Callable[[int | None, int | None], str]) -> list[tuple[int, str]]:
+    """The problems of given ids that repeat an earlier record's (each naming the first). ``places``:
+    the record numbers of the records without a line (all of them, or none)."""
+
+    def at(k: int) -> str:
+        line = records[k].line
+        return where(line, None) if line else where(None, places[k])
+
+    first: dict[str, int] = {}
+    out: list[tuple[int, str]] = []
+    for pos, r in enumerate(records):
+        if r.id_generated or r.id not in repeated:
+            continue
+        j = first.setdefault(r.id, pos)
+        if j != pos:
+            out.append((r.line or places[pos], f"{at(pos)}: field 'id': duplicate id {r.id!r} (first at "
+                                               f"{at(j)}); ids must be unique"))
+    return out
+
+
+def _settle_generated_ids(records: list[AnswerRecord]) -> None:
+    """:func:`assign_ids` for the records whose id was made from the question, in place."""
+    taken = {r.id for r in records if not r.id_generated}
+    for pos, record in enumerate(records, start=1):
+        if record.id_generated:
+            cand = record.id
+            while cand in taken:
+                cand = f"{cand}-r{pos}"
+            if cand != record.id:
+                records[pos - 1] = replace(record, id=cand)
+            taken.add(cand)
+
+
+def _sniff(head: bytes) -> str:
+    """The format of an answers stream without a telling suffix (a pipe): ``"json"`` when it opens
+    with ``[`` (or ``{`` on a line of its own, a pretty-printed object), ``"jsonl"`` when its first
+    line is a JSON object, else ``"csv"``."""
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"["):
+        return "json"
+    if text.startswith(b"{"):
+        first = text.split(b"\n", 1)[0]
+        try:
+            obj = json.loads(first)
+        except ValueError:
+            return "json"
+        if isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _CONTAINERS):
+            return "json"
+        return "jsonl"
+    return "csv"
 
 
 def load_answer_records(path: PathLike) -> AnswerSet:
     """Read and check an answers file (``.jsonl``, ``.json`` or ``.csv``; see the module docstring).
 
-    FileNotFoundError for a missing file; :class:`DatasetError` listing every
-    problem of the file (line and field), up to the cap.
+    A pipe (``--answers <(cat f)``) or a file without a suffix is read as the format its first
+    bytes show (:func:`_sniff`). JSON Lines are read a line at a time. FileNotFoundError for a
+    missing file; :class:`DatasetError` listing every problem of the file (line and field), up to
+    the cap.
     """
     path = Path(path)
-    text = read_text(path)
     suffix = path.suffix.lower()
     source = str(path)
-    if suffix == ".jsonl":
-        entries = [(location(path, ln), ln, rec) for ln, rec in parse_jsonl(path, text)]
-        return _build(entries, source)
-    if suffix == ".csv":
-        entries = [(location(path, ln), ln, rec) for ln, rec in parse_csv(path, text)]
-        return _build(entries, source, csv=True)
-    if suffix != ".json":
-        raise DatasetError(f"{path}: an answers file is .jsonl, .json or .csv, got "
-                           f"{path.suffix or 'no suffix'!r} (`ragworkbook schema answers` describes the "
-                           "format)")
+    with gc_paused():
+        if suffix not in (".jsonl", ".json", ".csv"):
+            if suffix and not is_pipe(path):
+                raise DatasetError(f"{path}: an answers file is .jsonl, .json or .csv, got {path.suffix!r} "
+                                   "(`ragworkbook schema answers` describes the format)")
+            data = read_input(path, "answers file")
+            kind = _sniff(data[:4096])
+            text = decode_bytes(path, data)
+            del data
+        else:
+            kind, text = suffix[1:], None
+        if kind == "jsonl":
+            records = iter_jsonl(path) if text is None else parse_jsonl(path, text)
+            return _build(((ln, None, rec) for ln, rec in records), source, lambda ln, _i: location(path, ln))
+        text = read_text(path) if text is None else text
+        if kind == "csv":
+            rows = parse_csv(path, text)
+            return _build(((ln, None, rec) for ln, rec in rows), source, lambda ln, _i: location(path, ln),
+                          raw=False, csv=True)
+        return _load_json(path, text, source)
+
+
+def _load_json(path: Path, text: str, source: str) -> AnswerSet:
     obj = parse_json(path, text)
     if isinstance(obj, list):
         raw, lines = obj, element_lines('{"items": ' + text, "items")
@@ -355,11 +575,11 @@ def load_answer_records(path: PathLike) -> AnswerSet:
         raw, lines = obj[key], element_lines(text, key)
     else:
         raise DatasetError(f"{path}: a JSON answers file is an array of records, got {type(obj).__name__}")
+    del text
     if len(lines) != len(raw):
         lines = [0] * len(raw)
-    entries = [(location(path, ln) + f" (record {i})", ln or None, rec)
-               for i, (ln, rec) in enumerate(zip(lines, raw, strict=True), start=1)]
-    return _build(entries, source)
+    return _build(((ln or None, i, rec) for i, (ln, rec) in enumerate(zip(lines, raw, strict=True), start=1)),
+                  source, lambda ln, i: location(path, ln) + (f" (record {i})" if i else ""))
 
 
 def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
@@ -374,8 +594,8 @@ def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
     if isinstance(records, (str, bytes, Mapping)):
         raise TypeError("answer_records takes a list of records (dicts) or a DataFrame; for a file use "
                         "load_answer_records(path)")
-    entries = [(f"{source}, record {i}", None, rec) for i, rec in enumerate(records, start=1)]
-    return _build(entries, source)
+    return _build(((None, i, rec) for i, rec in enumerate(records, start=1)), source,
+                  lambda _ln, i: f"{source}, record {i}", raw=False)
 
 
 def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] | None = None, *,
@@ -388,8 +608,6 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
     dicts of a saved run (``answers`` of a ``save_answers`` file). ``ids``: also write each answer's
     ``id`` (RAGAS has no id field; without it the reader makes one from the question).
     """
-    from ragworkbook.protocols import context_id, context_text
-
     out: list[dict[str, Any]] = []
     for a in answers:
         get = a.get if isinstance(a, Mapping) else (lambda k, _a=a: getattr(_a, k, None))
@@ -409,7 +627,5 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
 
 def save_answer_records(records: Iterable[Mapping[str, Any]], path: PathLike) -> Path:
     """Write records as JSON Lines (UTF-8, one record a line, keys in the given order), atomically."""
-    from ragworkbook._io import atomic_write_text
-
     text = "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in records)
     return atomic_write_text(path, text)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragworkbook.corpus.answers import assign_ids, resolve_fields
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
@@ -33,6 +34,8 @@ from ragworkbook.corpus.jsonfile import (
     raise_problems,
     read_text,
 )
+from ragworkbook.paths import data_path
+from ragworkbook.schemas import record_problems
 
 __all__ = ["DEFAULT_EVAL_SET", "EVAL_FIELDS", "EvalItem", "EvalSet", "load_eval_set", "eval_set_from_records",
            "as_items"]
@@ -128,13 +131,10 @@ EVAL_FIELDS: dict[str, tuple[str, ...]] = {
 def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[EvalItem]:
     """Check every ``(where, record)`` against the eval-set schema and build the items, or raise
     every problem at once (:func:`~ragworkbook.corpus.jsonfile.raise_problems`)."""
-    from ragworkbook.corpus.answers import assign_ids, resolve_fields
-    from ragworkbook.schemas import record_problems
-
     problems: list[str] = []
     parsed: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for i, (where, rec) in enumerate(entries):
+    seen: dict[str, str] = {}  # id -> where its first item is (file and line)
+    for where, rec in entries:
         if not isinstance(rec, dict):
             problems.append(f"{where}: an eval item must be a JSON object, got {type(rec).__name__}")
             continue
@@ -146,9 +146,10 @@ def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[Eva
         rid = None if "id" not in values else str(values["id"])
         if rid is not None:
             if rid in seen:
-                problems.append(f"{where}: field 'id': duplicate id {rid!r} (first seen at item {seen[rid]})")
+                problems.append(f"{where}: field 'id': duplicate id {rid!r} (first at {seen[rid]}); ids must "
+                                "be unique")
                 continue
-            seen[rid] = i
+            seen[rid] = where
         parsed.append({**values, "id": rid})
     raise_problems(source, problems)
     ids = assign_ids([p["id"] for p in parsed], [p["question"] for p in parsed])
@@ -182,8 +183,6 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
     once, each with its line and field.
     """
     if path is None:
-        from ragworkbook.paths import data_path
-
         path = data_path(DEFAULT_EVAL_SET)
     path = Path(path)
     with gc_paused():

@@ -7,21 +7,40 @@ malformed line, a missing or mistyped field raises :class:`DatasetError`
 checks every record collects its problems and raises them together
 (:func:`raise_problems`: up to :data:`MAX_PROBLEMS` listed, the rest counted),
 so one run shows everything to fix.
+
+What every reader here accepts and refuses, the same way for every data file:
+
+- a UTF-8 byte-order mark (Excel's "CSV UTF-8", Notepad) is skipped; text that is not UTF-8
+  is an error naming the line of the first bad byte (UTF-16 is named as such);
+- a pipe (``<(cat f)``, a named FIFO) is read like a file (:func:`ragworkbook._io.read_input`);
+- JSON nested deeper than Python's recursion limit (about 1,000 levels), a key repeated in
+  one object, and a lone UTF-16 surrogate escape (``"\\ud800"``: half a character, which no
+  UTF-8 file can hold) are errors naming the line and the field, never a traceback;
+- CSV: a cell of any size (the ``csv`` module's 131,072-character limit is lifted while
+  reading; the scorers cap what they score), a header naming a column twice, and a quote
+  that is never closed are errors naming the line where the row starts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import gc
+import io
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DatasetError", "PathLike", "MAX_PROBLEMS", "gc_paused", "location", "read_text", "element_lines",
-           "parse_json", "parse_jsonl", "parse_csv", "require_str", "raise_problems"]
+from ragworkbook._io import is_pipe, read_input
+
+__all__ = ["DatasetError", "PathLike", "MAX_PROBLEMS", "gc_paused", "location", "decode_bytes", "read_text",
+           "iter_text_lines", "element_lines", "decode_json", "parse_json", "parse_jsonl", "iter_jsonl",
+           "parse_csv", "require_str", "raise_problems"]
 
 PathLike = str | os.PathLike[str]
 
@@ -62,19 +81,59 @@ def location(path: Path, line: int | None) -> str:
     return f"{path}, line {line}" if line else str(path)
 
 
-def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path``; an error naming the file when it is missing, a folder, unreadable
-    (permissions, I/O) or not UTF-8."""
-    if path.is_dir():
-        raise IsADirectoryError(f"{path}: is a folder, not a file")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_bytes(path: Path, data: bytes) -> str:
+    """``data`` as text: UTF-8, a leading byte-order mark dropped. DatasetError naming ``path`` and
+    the line of the first byte that is not UTF-8 (a UTF-16 file is named as such)."""
+    if data.startswith(_UTF8_BOM):
+        data = data[3:]
     try:
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc})") from None
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise DatasetError(f"{path}: not UTF-8 text: it is UTF-16 (it starts with the byte-order mark "
+                               f"{data[:2].hex(' ').upper()}); save it as UTF-8") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(f"{path}: not UTF-8 text at line {line} (byte {data[exc.start]:#04x} at offset "
+                           f"{exc.start}: {exc.reason}); save the file as UTF-8") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return read_input(path, "file")
+    except (FileNotFoundError, IsADirectoryError, TimeoutError):
+        raise
     except OSError as exc:
         raise type(exc)(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def read_text(path: Path) -> str:
+    """The text of ``path`` (:func:`decode_bytes`); an error naming the file when it is missing, a
+    folder, unreadable (permissions, I/O), not UTF-8, or a pipe nothing writes to."""
+    return decode_bytes(path, _read_bytes(path))
+
+
+def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of ``path`` one at a time, without holding the whole file (a
+    byte-order mark dropped, line ends kept, errors as :func:`read_text`)."""
+    if path.is_dir() or not path.exists() or is_pipe(path):
+        source: Iterable[bytes] = io.BytesIO(_read_bytes(path))
+    else:
+        try:
+            source = path.open("rb")
+        except OSError as exc:
+            raise type(exc)(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    with contextlib.closing(source) if hasattr(source, "close") else contextlib.nullcontext():
+        for lineno, raw in enumerate(source, start=1):
+            if lineno == 1 and raw.startswith(_UTF8_BOM):
+                raw = raw[3:]
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path}: not UTF-8 text at line {lineno} (byte {raw[exc.start]:#04x}: "
+                                   f"{exc.reason}); save the file as UTF-8") from None
 
 
 class _DuplicateKey(ValueError):
@@ -169,63 +228,163 @@ def _duplicate_line(text: str, key: str) -> int | None:
     return None
 
 
-def parse_json(path: Path, text: str) -> Any:
-    """Parse a whole JSON file; invalid JSON and an object with a repeated key are errors naming the line."""
+#: A ``\\uD800``-``\\uDFFF`` escape in JSON text: a half of a UTF-16 surrogate pair (a pair is fine).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                               r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(obj: Any) -> str | None:
+    """The path (``answer``, ``contexts[1]``, ``items[3].question``) of the first string of ``obj``
+    (keys included) that holds a lone surrogate, or None. Iterative: any depth."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        where, x = stack.pop()
+        if isinstance(x, str):
+            if _LONE.search(x):
+                return where or "the value"
+        elif isinstance(x, dict):
+            for k, v in reversed(list(x.items())):
+                if _LONE.search(k):
+                    return f"{where}.{k}" if where else k
+                stack.append((f"{where}.{k}" if where else k, v))
+        elif isinstance(x, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x))))
+    return None
+
+
+class _Invalid(ValueError):
+    """Why a JSON text cannot be used: ``problem`` (a message without the place), ``line`` and
+    ``column`` within the text when known."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None):
+        super().__init__(problem)
+        self.problem, self.line, self.column = problem, line, column
+
+
+def _decode(text: str) -> Any:
+    """One JSON document -> its value, or :class:`_Invalid` (invalid JSON, a repeated key, nesting too
+    deep, a lone surrogate; the line where it is when it can be told)."""
     try:
-        return _STRICT.decode(text)
+        value = _STRICT.decode(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(
-            f"{path}, line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
-        ) from None
+        raise _Invalid(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except _DuplicateKey as exc:
-        line = _duplicate_line(text, exc.key)
-        where = f"{path}, line {line}" if line else str(path)
-        raise DatasetError(f"{where}: field {exc.key!r} appears twice in one object (JSON would keep the "
-                           "last silently); keep one") from None
+        raise _Invalid(f"field {exc.key!r} appears twice in one object (JSON would keep the last silently); "
+                       "keep one", _duplicate_line(text, exc.key)) from None
+    except RecursionError:
+        raise _Invalid(f"JSON nested too deeply (over {sys.getrecursionlimit()} levels of arrays and "
+                       "objects, more than any record of this package has); is it the right file?") from None
+    m = _SURROGATE_ESCAPE.search(text) if ("\\ud" in text or "\\uD" in text) else None
+    if m is not None:
+        field = _lone_surrogate(value)
+        if field is not None:
+            raise _Invalid(f"field {field!r} holds a lone surrogate escape {m.group(0)!r} (half of a UTF-16 "
+                           "pair: no character, and not writable as UTF-8); the program that wrote the file "
+                           "cut a character in two: remove it or write the whole character",
+                           1 + text.count("\n", 0, m.start()))
+    return value
+
+
+def decode_json(text: str, where: str) -> Any:
+    """One JSON document (a whole file, or a line of a .jsonl file) -> its value; DatasetError starting
+    with ``where`` (and the line within ``text`` when known) for invalid JSON, a repeated key,
+    nesting too deep or a lone surrogate."""
+    try:
+        return _decode(text)
+    except _Invalid as exc:
+        at = f", line {exc.line}" if exc.line else ""
+        at += f", column {exc.column}" if exc.column else ""
+        raise DatasetError(f"{where}{at}: {exc.problem}") from None
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """Parse a whole JSON file; invalid JSON, a repeated key, nesting too deep and a lone surrogate are
+    errors naming the line."""
+    return decode_json(text, str(path))
+
+
+def _jsonl_record(path: Path, lineno: int, line: str) -> Any:
+    try:
+        return _decode(line)
+    except _Invalid as exc:
+        if exc.column:  # invalid JSON: the line is the file's; the column is within it
+            what = exc.problem.replace(": ", " (", 1)
+            raise DatasetError(f"{path}, line {lineno}: {what} at column {exc.column}); a .jsonl file needs "
+                               "one complete JSON object per line") from None
+        raise DatasetError(f"{path}, line {lineno}: {exc.problem}") from None
 
 
 def parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
-    records: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    """The records of a JSON Lines text -> ``[(line, value), ...]`` (blank lines skipped)."""
+    return [(lineno, _jsonl_record(path, lineno, line))
+            for lineno, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """The records of a JSON Lines file one at a time (:func:`iter_text_lines`): ``(line, value)``,
+    blank lines skipped, errors as :func:`parse_jsonl`."""
+    for lineno, line in iter_text_lines(path):
+        if line.strip():
+            yield lineno, _jsonl_record(path, lineno, line)
+
+
+_CSV_LIMIT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _csv_cells_unbounded() -> Iterator[None]:
+    """Lift the csv module's cell-size limit (131,072 characters, process-wide) while reading."""
+    with _CSV_LIMIT_LOCK:
+        old = csv.field_size_limit()
+        csv.field_size_limit(sys.maxsize)
         try:
-            records.append((lineno, _STRICT.decode(line)))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                f"{path}, line {lineno}: invalid JSON ({exc.msg} at column {exc.colno}); "
-                "a .jsonl file needs one complete JSON object per line"
-            ) from None
-        except _DuplicateKey as exc:
-            raise DatasetError(f"{path}, line {lineno}: field {exc.key!r} appears twice in one object "
-                               "(JSON would keep the last silently); keep one") from None
-    return records
+            yield
+        finally:
+            csv.field_size_limit(old)
 
 
 def parse_csv(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
     """Rows of a CSV file with a header line -> ``[(line where the row starts, {column: cell}), ...]``.
 
-    Cells stay strings (a list field holds a JSON array in its cell); a row
-    with more cells than the header is an error naming its line.
+    Cells stay strings (a list field holds a JSON array in its cell). Errors naming the line where
+    the row starts: a row with more cells than the header, a quote never closed, a character
+    after a closing quote; and line 1 for a header without names or naming a column twice.
     """
-    import csv
-    import io
-
-    reader = csv.DictReader(io.StringIO(text, newline=""), restkey="\x00extra")
-    if not reader.fieldnames:
-        raise DatasetError(f"{path}: the CSV file has no header line (the first line names the columns)")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, dict[str, str]]] = []
-    start = 2
-    try:
-        for row in reader:
-            if "\x00extra" in row:
-                raise DatasetError(f"{path}, line {start}: more cells than the header has columns "
-                                   f"({len(reader.fieldnames)}); quote cells that contain commas")
-            if any((v or "").strip() for v in row.values()):
-                rows.append((start, {k: (v if v is not None else "") for k, v in row.items()}))
+    start = 1
+    with _csv_cells_unbounded():
+        try:
+            header = next(reader, None)
+            if not header or not any(h.strip() for h in header):
+                raise DatasetError(f"{path}: the CSV file has no header line (the first line names the "
+                                   "columns)")
+            seen: set[str] = set()
+            for name in header:
+                if name in seen:
+                    raise DatasetError(f"{path}, line 1: the header names the column {name!r} twice (only "
+                                       "one of the two columns could be read); rename or remove one")
+                seen.add(name)
             start = reader.line_num + 1
-    except csv.Error as exc:
-        raise DatasetError(f"{path}, line {reader.line_num}: malformed CSV ({exc})") from None
+            for cells in reader:
+                if len(cells) > len(header):
+                    raise DatasetError(f"{path}, line {start}: more cells than the header has columns "
+                                       f"({len(header)}); quote cells that contain commas")
+                if any(c.strip() for c in cells):
+                    row = dict(zip(header, cells, strict=False))
+                    for name in header[len(cells):]:
+                        row[name] = ""
+                    rows.append((start, row))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise DatasetError(f"{path}, line {start}: a quoted cell of the row starting here is never "
+                                   "closed (a '\"' without its closing quote: the rest of the file was read "
+                                   "into it); close the quote, or double a quote inside a cell "
+                                   "(\"\")") from None
+            raise DatasetError(f"{path}, line {start}: malformed CSV ({exc}); a quoted cell must be followed "
+                               "by a comma or the end of the line") from None
     return rows
 
 

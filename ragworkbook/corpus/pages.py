@@ -13,17 +13,20 @@
   skipped), in sorted path order, their pages numbered on from one file to the
   next; ``Corpus.meta["files"]`` says which pages came from which file.
 
+:class:`Page` and :class:`Corpus` are defined in :mod:`ragworkbook.corpus.document` (and
+importable from here).
+
 Errors name the path, and for JSON the line and the field
 (:class:`~ragworkbook.corpus.jsonfile.DatasetError`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragworkbook.corpus.document import Corpus, Page
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
@@ -35,6 +38,8 @@ from ragworkbook.corpus.jsonfile import (
     read_text,
     require_str,
 )
+from ragworkbook.corpus.pdf import load_pdf_corpus, load_pdf_pages
+from ragworkbook.paths import data_path
 
 __all__ = ["DEFAULT_CORPUS", "TEXT_SUFFIXES", "Page", "Corpus", "load_corpus", "load_text_corpus",
            "load_folder_corpus", "corpus_kind", "corpus_from_pages"]
@@ -42,43 +47,6 @@ __all__ = ["DEFAULT_CORPUS", "TEXT_SUFFIXES", "Page", "Corpus", "load_corpus", "
 DEFAULT_CORPUS = "attention_notes.json"
 #: Suffixes read as plain-text corpora.
 TEXT_SUFFIXES = (".txt", ".md")
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page of a document: its 1-based number and its text."""
-
-    page: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Corpus:
-    """A titled document split into pages (page numbers unique, in file order)."""
-
-    title: str
-    pages: list[Page]
-    source: str = ""
-    licence: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def __iter__(self) -> Iterator[Page]:
-        return iter(self.pages)
-
-    def __len__(self) -> int:
-        return len(self.pages)
-
-    def page(self, number: int) -> Page:
-        """The page with this page number."""
-        for p in self.pages:
-            if p.page == number:
-                return p
-        raise KeyError(f"no page {number}; pages are {[p.page for p in self.pages]}")
-
-    @property
-    def n_chars(self) -> int:
-        """Total number of characters over all pages."""
-        return sum(len(p.text) for p in self.pages)
 
 
 def _page_from_record(rec: Any, where: str) -> Page:
@@ -157,16 +125,12 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
     Errors name the path (and for JSON the line and the field).
     """
     if path is None:
-        from ragworkbook.paths import data_path
-
         path = data_path(DEFAULT_CORPUS)
     path = Path(path)
     kind = corpus_kind(path)
     if kind == "folder":
         return load_folder_corpus(path)
     if kind == "pdf":
-        from ragworkbook.corpus.pdf import load_pdf_corpus
-
         return load_pdf_corpus(path)
     if kind == "text":
         return load_text_corpus(path)
@@ -195,8 +159,6 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
     ``meta["files"]``: ``[{"file", "first_page", "pages"}]`` (paths relative to the folder);
     ``meta["skipped"]``: the other files. ValueError naming the folder when it holds no PDF or text file.
     """
-    from ragworkbook.corpus.pdf import load_pdf_pages
-
     folder = Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder")

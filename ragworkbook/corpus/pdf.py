@@ -26,7 +26,9 @@ import logging
 import os
 from pathlib import Path
 
-from ragworkbook.corpus.pages import Corpus, Page
+from ragworkbook._io import atomic_write_bytes
+from ragworkbook.corpus.document import Corpus, Page
+from ragworkbook.paths import cache_dir
 
 __all__ = [
     "load_pdf_pages",
@@ -91,8 +93,6 @@ def load_pdf_corpus(path: str | os.PathLike[str], title: str | None = None) -> C
 
 def default_paper_path() -> Path:
     """Default download location: ``<cache_dir>/attention_is_all_you_need.pdf``."""
-    from ragworkbook.paths import cache_dir
-
     return cache_dir() / PAPER_FILE
 
 
@@ -119,8 +119,6 @@ def download_paper(
     """
     import urllib.error
     import urllib.request
-
-    from ragworkbook._io import atomic_write_bytes
 
     dest = Path(dest) if dest else default_paper_path()
     if paper_is_present(dest) and not force:

@@ -16,14 +16,22 @@ Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval
 10). A UTF-8 byte-order mark at the start of the file is skipped (it is not part
 of the first query id).
 
-Reading is vectorised: the file is read in blocks of 16 MiB of whole lines, each
-block is split into fields with numpy on its bytes (no Python object per line),
-and the scores are parsed by a vectorised decimal reader that gives the same
-double as ``strtod`` (numbers with at most 15 significant digits and no exponent;
-the others are read one by one with ``float``). :func:`read_run_columns` and
-:func:`read_qrels_columns` return :class:`~ragworkbook.metrics.batch.Columns`
-(what ``ragworkbook ir-eval`` evaluates); :func:`read_run` and :func:`read_qrels`
-return the ``{qid: {doc: value}}`` dicts of pytrec_eval and ranx.
+Reading is columnar: the file is read in blocks of 16 MiB of whole lines and each
+block is parsed by pyarrow's CSV reader (space-separated, no quoting) into typed
+columns: query ids, document ids, grades or scores as float64 (Arrow parses
+decimals correctly rounded, the same double as ``strtod``); query ids are
+interned once per run of equal ids. That fast path takes the usual file: ASCII
+or valid UTF-8, fields separated by single spaces, lines ending in ``\n``, no
+blank, comment, overlong or malformed line, every number finite (a score may be
+infinite). Any other block sends the whole file to the **exact reader**, which
+splits lines into fields with numpy on their bytes (any whitespace, text after
+the sixth field, comments, blank lines) and parses numbers with a vectorised
+decimal reader equal to ``strtod``: it either reads the file or raises the
+line-numbered error, so what is accepted and every message are the same on both
+paths. :func:`read_run_columns` and :func:`read_qrels_columns` return
+:class:`~ragworkbook.columns.Columns` (what ``ragworkbook ir-eval`` evaluates);
+:func:`read_run` and :func:`read_qrels` return the ``{qid: {doc: value}}`` dicts
+of pytrec_eval and ranx.
 
 Bad input is a ``ValueError`` naming the file and line, with at most
 :data:`EXCERPT` characters of the line: a malformed line, a grade or score that is
@@ -43,9 +51,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ragworkbook._io import atomic_write_text
-from ragworkbook.metrics.batch import Columns
+from ragworkbook.columns import Columns
 
 __all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
            "MAX_LINE_BYTES", "EXCERPT"]
@@ -327,12 +338,143 @@ def _decimals(buf: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray
 # --------------------------------------------------------------------------- files -> columns
 
 
+class _NeedsExact(Exception):
+    """A block the fast path does not take: the exact reader reads the file (or explains the problem)."""
+
+
+def _fast_columns(p: Path, what: str) -> Columns:
+    """The fast path (see the module docstring); :class:`_NeedsExact` at the first block it does not take."""
+    fields, value_col = (4, "f3") if what == "qrels" else (6, "f4")
+    names = [f"f{i}" for i in range(fields)]
+    read = pacsv.ReadOptions(column_names=names, block_size=MAX_LINE_BYTES, use_threads=True)
+    parse = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                               newlines_in_values=False, ignore_empty_lines=False)
+    types = {"f0": pa.string(), "f2": pa.string(), value_col: pa.float64()}
+    convert = pacsv.ConvertOptions(column_types=types,
+                                   include_columns=["f0", "f2", value_col], null_values=[],
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                   check_utf8=False)
+    # the columns, written block by block into arrays sized for the most lines the file can hold (pages
+    # never written are never resident): no list of pieces joined at the end, no second copy
+    size = p.stat().st_size
+    cap = size // (2 * fields) + 2
+    values = codes = doc_bytes = doc_off = np.zeros(0)  # allocated at the first block read
+    rows = used = 0
+    intern: dict[str, int] = {}
+    tag = ""
+    last: str | None = None
+    for b in _whole_lines(p):
+        # only spaces between fields and one newline after each line: no other byte below 33, no two
+        # separators in a row (a blank line, a run of spaces, a space at a line's start or end)
+        low = b <= 32
+        if low[0] or (low[1:] & low[:-1]).any() or np.count_nonzero(b < 32) != np.count_nonzero(b == 10):
+            raise _NeedsExact
+        del low
+        if b.max() >= 128:  # not ASCII: it must be UTF-8
+            try:
+                b.tobytes().decode("utf-8")
+            except UnicodeDecodeError:
+                raise _NeedsExact from None
+        try:
+            table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(b)), read_options=read, parse_options=parse,
+                                   convert_options=convert)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            raise _NeedsExact from None
+        qid = table.column("f0").combine_chunks()
+        if pc.any(pc.starts_with(qid, "#")).as_py():
+            raise _NeedsExact  # a comment line
+        v = table.column(value_col).to_numpy()
+        if (np.isnan(v).any() if what == "run" else not np.isfinite(v).all()):
+            raise _NeedsExact
+        if what == "run" and not tag:
+            tag = b[:int(np.argmax(b == 10))].tobytes().split(b" ")[5].decode("utf-8")
+        # the query of each row: runs of equal ids, each run's id interned once
+        if len(qid) > 1:
+            change = np.flatnonzero(pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)) + 1
+        else:
+            change = np.zeros(0, dtype=np.int64)
+        starts = np.r_[0, change]
+        run_ids = qid.take(pa.array(starts)).to_pylist()
+        seg = np.fromiter((intern.setdefault(q, len(intern)) for q in run_ids), dtype=np.int64,
+                          count=len(run_ids))
+        k = len(qid)
+        if not rows:
+            values = np.empty(cap, dtype=np.float64)
+            codes = np.empty(cap, dtype=np.int32)
+            doc_bytes = np.empty(size + 1, dtype=np.uint8)
+            doc_off = np.empty(cap + 1, dtype=np.int32 if size < 2**31 else np.int64)
+            doc_off[0] = 0
+        codes[rows:rows + k] = np.repeat(seg, np.diff(np.r_[starts, k]))
+        values[rows:rows + k] = v
+        d = table.column("f2").combine_chunks()
+        off = np.frombuffer(d.buffers()[1], dtype=np.int32)[d.offset:d.offset + k + 1]
+        data = np.frombuffer(d.buffers()[2], dtype=np.uint8)[off[0]:off[-1]]
+        doc_bytes[used:used + data.size] = data
+        doc_off[rows + 1:rows + k + 1] = off[1:] - off[0] + used
+        used += data.size
+        rows += k
+        last = run_ids[-1]
+        del table, qid, d
+    if last is None:
+        raise _NeedsExact  # no data line: the exact reader says so
+    large = doc_off.dtype == np.int64
+    offsets = doc_off[:rows + 1]
+    doc = pa.Array.from_buffers(pa.large_string() if large else pa.string(), rows,
+                                [None, pa.py_buffer(offsets), pa.py_buffer(doc_bytes[:max(used, 1)])])
+    q = codes[:rows]
+    return Columns(list(intern), q, doc, values[:rows], str(p), None, tag=tag, from_file=True)
+
+
+def _whole_lines(path: Path) -> Iterator[np.ndarray]:
+    """The file in blocks of whole lines, each a numpy view of one reused buffer (valid until the next
+    block). A UTF-8 byte-order mark is skipped; a UTF-16 one, or a line longer than a block, is left to
+    the exact reader (:class:`_NeedsExact`)."""
+    buf = bytearray(_BLOCK + MAX_LINE_BYTES + 1)
+    view = memoryview(buf)
+    have = 0
+    first = True
+    with open(path, "rb") as fh:
+        while True:
+            got = fh.readinto(view[have:have + _BLOCK])
+            if first:
+                first = False
+                if buf[:3] == codecs.BOM_UTF8:
+                    view[:have + got - 3] = view[3:have + got]
+                    got -= 3
+                elif buf[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+                    raise _NeedsExact
+            end = have + got
+            if not got:
+                if have:  # a last line without a newline
+                    buf[have:have + 1] = b"\n"
+                    yield np.frombuffer(buf, dtype=np.uint8, count=have + 1)
+                return
+            cut = buf.rfind(b"\n", 0, end) + 1
+            if cut == 0:
+                if end > MAX_LINE_BYTES:
+                    raise _NeedsExact  # a line longer than the limit: the exact reader says where
+                have = end
+                continue
+            yield np.frombuffer(buf, dtype=np.uint8, count=cut)
+            view[:end - cut] = view[cut:end]
+            have = end - cut
+
+
 def _read_columns(path: PathLike, what: str) -> Columns:
     p = _checked_path(path, what)
+    try:
+        return _fast_columns(p, what)
+    except _NeedsExact:
+        return _exact_columns(p, what)
+
+
+def _exact_columns(p: Path, what: str) -> Columns:
+    """The exact reader: numpy on the bytes of each block; every check, every line-numbered message."""
     fields, exact, value_field = (4, True, 3) if what == "qrels" else (6, False, 4)
     value_name = "grade" if what == "qrels" else "score"
     docs, values, lines, seg_qid, seg_len = [], [], [], [], []
     any_skipped = False
+    tag = ""
     last_qid: bytes | None = None
     for data, line0 in _blocks(p):
         blk = _Block(data, line0, p, what, fields, exact)
@@ -340,6 +482,9 @@ def _read_columns(path: PathLike, what: str) -> Columns:
         if not blk.n:
             continue
         qid = blk.strings(0)
+        if what == "run" and not tag:
+            s0, e0 = blk.field(5)
+            tag = data[s0[0]:e0[0]].decode("utf-8")
         docs.append(blk.strings(2))
         v = blk.numbers(value_field, value_name)
         bad = np.flatnonzero(np.isnan(v) if what == "run" else ~np.isfinite(v))
@@ -372,7 +517,7 @@ def _read_columns(path: PathLike, what: str) -> Columns:
     if any_skipped:  # a blank or comment line: keep each row's line number for messages
         line = np.concatenate([line0 + 1 + (np.arange(n) if rows is None else rows)
                                for line0, rows, n in lines])
-    return Columns(qids, q, doc, np.concatenate(values), str(p), line)
+    return Columns(qids, q, doc, np.concatenate(values), str(p), line, tag=tag, from_file=True)
 
 
 def _concat(parts: list[np.ndarray]) -> np.ndarray:
@@ -404,7 +549,7 @@ def read_run_columns(path: PathLike) -> Columns:
 def _to_dict(cols: Columns, verb: str, integral: bool) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {qid: {} for qid in cols.qids}
     qids = [cols.qids[i] for i in cols.q.tolist()]
-    docs = [d.decode("utf-8") for d in cols.doc.tolist()]
+    docs = cols.doc.to_pylist()
     values = cols.value.tolist()
     if integral:
         values = [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values]

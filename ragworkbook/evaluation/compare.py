@@ -9,8 +9,19 @@ smaller value is better.
 
 :meth:`Comparison.gate` is the regression gate (``ragworkbook compare
 --fail-if-worse``): it fails a metric on which B is significantly worse, and
-also one it cannot compare at all (no question scored in both reports), so a
-run that could not score the metric never passes the gate. A **judged** metric
+also one it cannot compare well enough to tell, so a run that mostly failed
+never passes the gate:
+
+- **too few pairs**: a gated metric needs at least :func:`min_gate_pairs` pairs
+  scored in both reports: **6 at alpha 0.05**, the fewest with which the exact
+  sign-flip test can reach p < alpha at all (with 5 pairs its smallest p-value
+  is 2/2^5 = 0.0625, so B could never be found worse); and at least half of the
+  pairs that are defined (scored or failed; undefined ones, such as no reference,
+  are left out) must be compared: when more values failed than were compared
+  the gate fails, whatever the test says;
+- **an incomplete report**: a report saved by an interrupted run
+  (``meta.complete`` false: questions not run) is refused unless told otherwise
+  (``allow_incomplete=True``, ``--allow-incomplete``). A **judged** metric
 is gated only when the judge of both reports was measured reliable
 (:func:`ragworkbook.judging.reliability.trusted`, from the reports'
 ``judge_reliability`` cards); otherwise the gate fails on it and says why,
@@ -23,34 +34,46 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragworkbook.evaluation.report import Report
+from ragworkbook.metrics.registry import find_metric, parse_metric
 from ragworkbook.outcomes import FAILED, SCORED
+from ragworkbook.stats.resampling import paired_test
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["Comparison", "GateResult", "compare_reports", "NOT_COMPARED"]
+__all__ = ["Comparison", "GateResult", "compare_reports", "min_gate_pairs", "NOT_COMPARED"]
 
 NOT_COMPARED = "not compared (no pairs)"
+
+
+def min_gate_pairs(alpha: float = 0.05) -> int:
+    """The fewest compared pairs the gate accepts at ``alpha``: the smallest ``n`` whose exact
+    sign-flip test can give ``p < alpha`` (its smallest two-sided p-value is ``2 / 2**n``): 6 at 0.05,
+    8 at 0.01."""
+    n = 1
+    while 2.0 / 2**n >= alpha:
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
 class GateResult:
     """What the gate found: metrics on which B is significantly ``worse``, metrics it
-    could ``not_compare`` and judged metrics whose judge it does not trust (``untrusted``),
-    each with the reason. ``passed`` when all three are empty."""
+    could ``not_compare`` (no pair, too few pairs, or more failed than compared), judged metrics
+    whose judge it does not trust (``untrusted``), each with the reason, and the reports it
+    refused as ``incomplete`` ("A", "B" -> why). ``passed`` when all four are empty."""
 
     worse: list[str]
     not_compared: dict[str, str]
     untrusted: dict[str, str] = field(default_factory=dict)
+    incomplete: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
-        """True when no gated metric is worse, every gated metric could be compared, and every
-        gated judged metric has a judge measured reliable (or the judge was trusted)."""
-        return not self.worse and not self.not_compared and not self.untrusted
+        """True when no gated metric is worse, every gated metric was compared on enough pairs,
+        every gated judged metric has a judge measured reliable (or the judge was trusted), and
+        neither report is an interrupted run (or that was allowed)."""
+        return not self.worse and not self.not_compared and not self.untrusted and not self.incomplete
 
 
 @dataclass
@@ -76,6 +99,8 @@ class Comparison:
     name_b: str = "b"
     #: judged metric -> (card of report A, card of report B) (:mod:`ragworkbook.judging.reliability`)
     judge_reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    #: "A" / "B" -> why that report is incomplete (an interrupted run: ``meta.complete`` false)
+    incomplete: dict[str, str] = field(default_factory=dict)
 
     @property
     def ci_method(self) -> str:
@@ -83,8 +108,6 @@ class Comparison:
         return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
     def _row(self, metric: str) -> Any:
-        from ragworkbook.metrics.registry import find_metric
-
         name = find_metric(metric, self.table.index)
         if name is None:
             raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
@@ -95,10 +118,16 @@ class Comparison:
         return self._row(metric)["verdict"] == "worse"
 
     def gate(self, metrics: Sequence[str], *, trust_judge: bool = False,
-             min_kappa: float | None = None) -> GateResult:
-        """The regression gate over ``metrics``: which are worse, which could not be compared,
-        and which are judged by a judge not measured reliable in both reports (unless
-        ``trust_judge``; threshold ``min_kappa``, default 0.6)."""
+             min_kappa: float | None = None, min_pairs: int | None = None,
+             allow_incomplete: bool = False) -> GateResult:
+        """The regression gate over ``metrics``: which are worse, which could not be compared on
+        enough pairs (at least ``min_pairs``, default :func:`min_gate_pairs` of ``alpha``, and no
+        more failed than compared), which are judged by a judge not measured reliable in both
+        reports (unless ``trust_judge``; threshold ``min_kappa``, default 0.6), and whether a
+        report is an interrupted run (refused unless ``allow_incomplete``)."""
+        need = min_gate_pairs(self.alpha) if min_pairs is None else int(min_pairs)
+        if need < 1:
+            raise ValueError(f"min_pairs must be >= 1, got {min_pairs}")
         from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
         from ragworkbook.judging.reliability import trusted
 
@@ -118,12 +147,24 @@ class Comparison:
                 if found:
                     untrusted[m] = "; ".join(f"in {which}: {why}" for which, why in found) + (
                         " (pass --trust-judge to gate on it anyway)")
+            n, failed, undefined = int(row["n"]), int(row["failed"]), int(row["undefined"])
             if row["verdict"] == "worse":
                 worse.append(m)
             elif row["verdict"] == NOT_COMPARED:
                 not_compared[m] = (f"no question has a {m} value in both reports "
-                                   f"({int(row['failed'])} pairs failed, {int(row['undefined'])} undefined)")
-        return GateResult(worse, not_compared, untrusted)
+                                   f"({failed} pairs failed, {undefined} undefined)")
+            elif n < need or failed > n:
+                too = (f"only {n} pair{'s' if n != 1 else ''} compared" if n < need else
+                       f"more values failed ({failed}) than were compared ({n})")
+                fix = ("fix what failed and run again (eval --resume)" if failed else
+                       "evaluate on more questions, or lower --min-pairs knowing that the test then cannot "
+                       "find B worse")
+                not_compared[m] = (f"{too} ({failed} failed, {undefined} undefined); the gate needs at least "
+                                   f"{need} pairs scored in both reports (the fewest with which the test can "
+                                   f"find a difference at alpha {self.alpha:g}) and no more failed than "
+                                   f"compared: {fix}")
+        incomplete = {} if allow_incomplete else dict(self.incomplete)
+        return GateResult(worse, not_compared, untrusted, incomplete)
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         return self.table._repr_html_()
@@ -154,15 +195,19 @@ def _check_same_questions(a: Report, b: Report) -> None:
             )
 
 
-def _match(report: Report, metric: str, which: str, common: list[str]) -> str:
-    """The report's own name for ``metric`` (the same metric may be spelled differently)."""
-    from ragworkbook.metrics.registry import find_metric
-
+def _match(report: Report, other: Report, metric: str, which: str, common: list[str]) -> str:
+    """The report's own name for ``metric`` (the same metric may be spelled differently); ValueError
+    saying which report lacks it (the other may have it)."""
     name = find_metric(metric, report.metrics)
     if name is not None:
         return name
-    raise ValueError(f"unknown metric {metric!r} (not in report {which}); metrics in both: "
-                     f"{', '.join(common) or 'none'}")
+    both = f"metrics in both: {', '.join(common) or 'none'}"
+    if find_metric(metric, other.metrics) is not None:
+        has = "A" if which == "B" else "B"
+        raise ValueError(f"report {which} has no {metric!r} value, report {has} has: {which} was run without "
+                         f"{metric} (its metrics: {', '.join(report.metrics) or 'none'}); run it again with "
+                         f"--metric {metric}, or compare the {both}")
+    raise ValueError(f"unknown metric {metric!r}: neither report has it; {both}")
 
 
 def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, *,
@@ -178,20 +223,21 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     """
     import pandas as pd
 
-    from ragworkbook.metrics.registry import parse_metric
-    from ragworkbook.stats.resampling import paired_test
-
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     _check_same_questions(a, b)
     common = [m for m in a.metrics if m in b.metrics]
     names = common if metrics is None else list(metrics)
+    if not names:
+        raise ValueError(f"the reports have no metric in common (A: {', '.join(a.metrics) or 'none'}; B: "
+                         f"{', '.join(b.metrics) or 'none'}): nothing to compare")
     by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
     rows = []
     reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for m in names:
-        ma = _match(a, m, "A", common)
-        mb = _match(b, m, "B", common)
+        parse_metric(m)  # an unknown name is an error of its own (the registry lists the known ones)
+        ma = _match(a, b, m, "A", common)
+        mb = _match(b, a, m, "B", common)
         va_all, oa = a.values(ma), a.outcomes(ma)
         vb_all, ob = b.values(mb), b.outcomes(mb)
         va, vb = [], []
@@ -227,5 +273,18 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     table = pd.DataFrame(rows).set_index("metric")
     return Comparison(table=table, alpha=alpha, method=method,
                       name_a=str(a.meta.get("name") or "A"), name_b=str(b.meta.get("name") or "B"),
-                      judge_reliability=reliability)
+                      judge_reliability=reliability,
+                      incomplete={w: why for w, r in (("A", a), ("B", b)) if (why := _incomplete(r))})
+
+
+def _incomplete(report: Report) -> str | None:
+    """Why ``report`` is not a finished run (``meta.complete`` false), or None."""
+    if report.meta.get("complete", True) is not False:
+        return None
+    not_run = sum(1 for r in report.rows if (r.get("error") or {}).get("reason") == "not_run")
+    stopped = report.meta.get("stopped")
+    what = f"{not_run} of {len(report.rows)} questions not run" if not_run else "the run stopped"
+    return (f"it was saved by an interrupted run (complete: false, {what}"
+            + (f": {stopped}" if stopped else "") + "); finish it with `ragworkbook eval ... --resume`, or "
+            "pass --allow-incomplete (allow_incomplete=True) to gate on it anyway")
 

@@ -30,32 +30,42 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tqdm.auto import tqdm
+
+from ragworkbook._io import check_writable
+from ragworkbook._text import differing_parts
 from ragworkbook._validate import check_k
+from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
-from ragworkbook.metrics.registry import Metric, parse_metric, specs
+from ragworkbook.evaluation.retrieval import score_rankings
+from ragworkbook.judging.judge import Judge
+from ragworkbook.judging.metrics import evaluate_judged
+from ragworkbook.judging.reliability import cards_for
+from ragworkbook.judging.results import JudgeSample
+from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
+from ragworkbook.metrics.generation import generation_scores
+from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike, context_id, context_text
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ragworkbook.corpus.eval_set import EvalItem, EvalSet
-    from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
 __all__ = ["resolve_metrics", "score_rows", "run_settings", "evaluate"]
 
 
-def resolve_metrics(metrics: str | Iterable[str] | None, *, k: int, have_qrels: bool,
+def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k: int, have_qrels: bool,
                     have_judge: bool, have_reference: bool = True) -> list[Metric]:
     """The metrics a run will compute, parsed and checked before any work.
 
     ``None`` = the registry's defaults whose needs are met: the retrieval
     defaults at cutoff ``k`` (with qrels), the default generation metrics (with
     reference answers), and the default judged metrics (with a judge). Named
-    metrics keep the order and spelling given; a retrieval metric named without
-    a cutoff (``recall``, ``ndcg``) is taken at ``k``, the number of chunks
-    given to the generator. Raises ValueError naming an unknown metric, or one
-    that needs relevance judgements, reference answers or a judge that was not
-    given.
+    metrics (names or :class:`Metric` objects) keep the order and spelling given;
+    a retrieval metric named without a cutoff (``recall``, ``ndcg``) is taken at
+    ``k``, the number of chunks given to the generator (its other parameters kept).
+    Raises ValueError naming an unknown metric, or one that needs relevance
+    judgements, reference answers or a judge that was not given.
     """
     k = check_k(k)
     if metrics is None:
@@ -65,25 +75,17 @@ def resolve_metrics(metrics: str | Iterable[str] | None, *, k: int, have_qrels: 
                     "judge" in s.needs and not have_judge) or (
                     "reference" in s.needs and s.family == "generation" and not have_reference):
                 continue
-            out.append(s.with_k(k) if s.family == "retrieval" else s.with_k(None))
+            out.append(s.with_k(k) if s.cutoff != "none" else s.bind())
         return out
-    if isinstance(metrics, str):
+    if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     wanted: list[Metric] = []
     for raw in metrics:
-        for name in str(raw).split(","):
-            name = name.strip()
+        for item in ([raw] if isinstance(raw, Metric) else str(raw).split(",")):
+            name = item.name if isinstance(item, Metric) else item.strip()
             if not name:
                 continue
-            try:
-                metric = parse_metric(name)
-            except ValueError:
-                spec = _spec_or_none(name)
-                if spec is None or spec.family != "retrieval":
-                    raise
-                metric = spec.with_k(k)  # "recall": a required cutoff, taken at k
-            if metric.family == "retrieval" and metric.k is None and metric.spec.cutoff != "none":
-                metric = metric.spec.with_k(k)
+            metric = _at_k(item if isinstance(item, Metric) else name, k)
             if "relevance" in metric.spec.needs and not have_qrels:
                 raise ValueError(f"metric {name!r} needs relevance judgements: pass qrels=... "
                                  "(e.g. ragworkbook.corpus.ground_truth.keyword_qrels(chunks, eval_set)); "
@@ -103,9 +105,22 @@ def resolve_metrics(metrics: str | Iterable[str] | None, *, k: int, have_qrels: 
     return wanted
 
 
-def _spec_or_none(name: str) -> Any:
-    from ragworkbook.metrics.registry import get_spec
+def _at_k(name: str | Metric, k: int) -> Metric:
+    """``name`` parsed; a metric that takes a cutoff and was given none gets ``k`` (keeping its other
+    parameters; the name then shows the cutoff: ``recall`` -> ``recall@3``)."""
+    try:
+        metric = parse_metric(name)
+    except ValueError:
+        spec = _spec_or_none(name) if isinstance(name, str) else None
+        if spec is None or spec.cutoff == "none":
+            raise
+        return spec.with_k(k)  # "recall": a required cutoff, taken at k
+    if metric.spec.cutoff != "none" and metric.k is None:
+        return metric.spec.bind(**{**metric.kwargs, "k": k})
+    return metric
 
+
+def _spec_or_none(name: str) -> Any:
     try:
         return get_spec(name)
     except ValueError:
@@ -119,15 +134,11 @@ def _jsonable(x: Any) -> Any:
 def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge | Generator,
                 progress: bool, reliability: Any = None) -> dict[str, Any]:
     """Add the judged metrics to ``rows`` in place (values, outcomes with reasons, intermediates)."""
-    from ragworkbook.judging.judge import Judge
-    from ragworkbook.judging.metrics import evaluate_judged
-    from ragworkbook.judging.results import JudgeSample
-
     if judge is not None and not isinstance(judge, Judge):
         judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
     samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
                            reference=r["reference"], sample_id=r["id"]) for r in rows]
-    rep = evaluate_judged(samples, judge, [m.name for m in judged], progress=progress)
+    rep = evaluate_judged(samples, judge, list(judged), progress=progress)
     for m in judged:
         for r, res in zip(rows, rep.results[m.name], strict=True):
             r["metrics"][m.name] = res.score
@@ -135,8 +146,6 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
                 r["unscored"][m.name] = res.unscored.to_dict()
             r.setdefault("judgments", {})[m.name] = _jsonable(
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
-    from ragworkbook.judging.reliability import cards_for
-
     g = judge.generator if judge is not None else None
     name = f"{g.backend}:{g.model}" if g is not None else ""
     cards = cards_for([m.name for m in judged], reliability, name, g.model if g is not None else "")
@@ -191,8 +200,6 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
             r["metrics"][mname] = None
             r["unscored"][mname] = why.to_dict()
     if by_family["retrieval"]:
-        from ragworkbook.evaluation.retrieval import score_rankings
-
         rankings = rankings or {}
         for idx, group in _groups(rows, by_family["retrieval"], unscored):
             ids = [str(rows[i]["id"]) for i in idx]
@@ -200,7 +207,7 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
             if missing:
                 raise ValueError(f"no ranking for question(s) {', '.join(missing)}: give each scored row a "
                                  "ranking, or an unscored entry saying why it has none")
-            result = score_rankings({i: rankings[i] for i in ids}, qrels or {}, [m.name for m in group])
+            result = score_rankings({i: rankings[i] for i in ids}, qrels or {}, group)
             for pos, i in enumerate(idx):
                 for m in group:
                     rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
@@ -215,11 +222,9 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
         info["judge_model_calls"] = calls
         info["judge_reliability"] = cards
     if by_family["generation"]:
-        from ragworkbook.metrics.generation import generation_scores
-
         for idx, group in _groups(rows, by_family["generation"], unscored):
             df = generation_scores([rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx],
-                                   metrics=[m.name for m in group])
+                                   metrics=group)
             for pos, i in enumerate(idx):
                 for m in group:
                     rows[i]["metrics"][m.name] = float(df[m.name].iloc[pos])
@@ -248,8 +253,6 @@ def _reason(exc: BaseException) -> str:
 
 
 def _message(exc: BaseException) -> str:
-    from ragworkbook.llm.base import LLMError
-
     return str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
 
 
@@ -314,9 +317,9 @@ def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[Eval
                          "(made before --resume existed, or not by a pipeline run); run without --resume, "
                          "or write to another --out")
     if stored != settings:
-        diffs = [f"{key}: {json.dumps(stored.get(key))[:80]} in the report, "
-                 f"{json.dumps(settings.get(key))[:80]} now"
-                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)]
+        shown = {key: differing_parts(json.dumps(stored.get(key)), json.dumps(settings.get(key)))
+                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)}
+        diffs = [f"{key}: {was} in the report, {now} now" for key, (was, now) in shown.items()]
         raise ValueError(f"cannot resume from {path}: it was made with other settings ({'; '.join(diffs)}); "
                          "its rows would not be this run's: run without --resume, or write to another --out")
     by_id = {it.id: it for it in items}
@@ -477,9 +480,6 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     Their scored and undefined values are kept; their failed values and the
     metrics they lack are computed; every other question is run.
     """
-    from ragworkbook._io import check_writable
-    from ragworkbook.corpus.eval_set import as_items
-
     k = check_k(k)
     if resume and out is None:
         raise ValueError("resume=True continues the report at out=PATH: give out (`--out` on the "
@@ -490,8 +490,6 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     items = as_items(eval_set)
     wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None, have_judge=judge is not None)
     if judge is not None:
-        from ragworkbook.judging.judge import Judge
-
         judge = judge if isinstance(judge, Judge) else Judge(judge)  # one judge (one cache) for the run
     unjudged = {str(q) for q in unjudged}
     config = run_settings(pipeline, k=k, qrels=qrels, unjudged=unjudged, judge=judge, extra=settings)
@@ -513,15 +511,11 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         g = judge.generator
         info["judge"] = f"{g.backend}:{g.model}"
         if judged:  # one card per judged metric, whichever rows get judged (or kept by --resume)
-            from ragworkbook.judging.reliability import cards_for
-
             info["judge_reliability"] = _jsonable(cards_for([m.name for m in judged], judge_reliability,
                                                             info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
     run = _Run(items, wanted, out_path, info)
     run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
-    from tqdm.auto import tqdm
-
     bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
     try:
         for start in range(0, len(items), save_every):
@@ -589,8 +583,6 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
                  wanted: Sequence[Metric], judged: Sequence[Metric], qrels: Any, judge: Any,
                  forced: dict[str, dict[str, Unscored]], progress: bool) -> None:
     """Score the new rows on every metric and the reused rows on the metrics they lack."""
-    from ragworkbook.llm.base import BackendUnavailable, ModelNotFound, ReplayMissError
-
     todo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for r in fresh:
         todo.setdefault(tuple(m.name for m in wanted), []).append(r)

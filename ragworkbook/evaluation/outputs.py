@@ -15,9 +15,9 @@ What is computed for a record depends on what it gives:
   relevant ids, or its keyword. Relevance by id needs the contexts' ids. A
   keyword marks the retrieved contexts that contain it (case-insensitive),
   which says nothing about the relevant passages that were not retrieved: the
-  metrics that need all of them (recall, NDCG, MAP, R-precision) are then
-  undefined (reason ``"incomplete_relevance"``), while precision, hit rate,
-  MRR, DCG and ERR are computed. Without any source: undefined,
+  metrics that need all of them (the registry's ``all_relevant``: recall, NDCG,
+  MAP, R-precision...) are then undefined (reason ``"incomplete_relevance"``),
+  while the others (precision, hit rate, MRR, DCG, ERR...) are computed. Without any source: undefined,
   ``"no_relevance"``; relevance by id without context ids: undefined,
   ``"no_context_ids"``; an id absent from ``qrels``: undefined,
   ``"no_relevance"`` (not judged).
@@ -25,6 +25,14 @@ What is computed for a record depends on what it gives:
   undefined, ``"no_reference"``.
 - **judged metrics**, with a ``judge``; those that need a reference are
   undefined (``"no_reference"``) for a record without one.
+- a record **without contexts** (question, answer and reference only: a common
+  export) has every metric that needs the retrieved contexts (the registry's
+  ``"contexts"`` need: the retrieval metrics, every judged metric but answer
+  relevancy) undefined, ``"no_contexts"``; with context ids alone, relevance by id
+  still gives the retrieval metrics.
+- an answer or reference longer than
+  :data:`~ragworkbook.corpus.answers.MAX_SCORED_CHARS` is kept but not scored:
+  the generation and judged metrics that read it are undefined, ``"text_too_long"``.
 
 Undefined values are counted in each aggregate beside the mean (never a NaN,
 never a crash halfway through the file).
@@ -37,7 +45,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ragworkbook._validate import check_k
-from ragworkbook.corpus.answers import AnswerRecord, AnswerSet, answer_records, load_answer_records
+from ragworkbook.corpus.answers import (
+    MAX_SCORED_CHARS,
+    AnswerRecord,
+    AnswerSet,
+    answer_records,
+    load_answer_records,
+)
 from ragworkbook.evaluation.evaluate import no_relevance, resolve_metrics, score_rows
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.registry import Metric
@@ -47,11 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
-__all__ = ["KEYWORD_METRICS", "evaluate_outputs", "relevance_of"]
-
-#: Retrieval metrics computable from a keyword alone: they need the relevance of the retrieved
-#: contexts only, not the number of relevant passages in the whole corpus.
-KEYWORD_METRICS = frozenset({"precision", "hit_rate", "mrr", "dcg", "err"})
+__all__ = ["evaluate_outputs", "relevance_of"]
 
 
 def relevance_of(rec: AnswerRecord, qrels: Mapping[str, Mapping[str, float]] | None
@@ -63,6 +73,8 @@ def relevance_of(rec: AnswerRecord, qrels: Mapping[str, Mapping[str, float]] | N
     ranking is the context ids best first (``<context n>`` for a keyword
     ranking without ids).
     """
+    if not rec.has_contexts and not rec.context_ids:
+        return None, [], {}, "no_contexts"
     if qrels is not None or rec.relevant_ids is not None:
         if not rec.has_context_ids:
             return None, [], {}, "no_context_ids"
@@ -73,6 +85,8 @@ def relevance_of(rec: AnswerRecord, qrels: Mapping[str, Mapping[str, float]] | N
             return "qrels", ranking, dict(qrels[rec.id]), ""
         return "ids", ranking, {d: 1.0 for d in rec.relevant_ids or []}, ""
     if rec.keyword:
+        if not rec.has_contexts:
+            return None, [], {}, "no_contexts"
         needle = rec.keyword.lower()
         ranking = [cid if cid is not None else f"<context {n}>"
                    for n, cid in enumerate(rec.context_ids, start=1)]
@@ -89,6 +103,8 @@ _WHY = {
     "incomplete_relevance": "the keyword judges only the retrieved contexts; this metric needs every "
                             "relevant passage of the corpus (give relevant ids or a qrels file)",
     "no_reference": "the record has no reference answer",
+    "no_contexts": "the record gives no contexts (the passages the answer was generated from): add them as "
+                   "'contexts' (or 'retrieved_contexts')",
 }
 
 
@@ -102,10 +118,20 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
         out.update(no_relevance(wanted, msg, why_not))
     elif source == "keyword":
         out.update({m.name: Unscored(UNDEFINED, "incomplete_relevance", _WHY["incomplete_relevance"])
-                    for m in wanted if m.family == "retrieval" and m.kind not in KEYWORD_METRICS})
+                    for m in wanted if m.family == "retrieval" and m.spec.all_relevant})
     if rec.reference is None:
         out.update({m.name: Unscored(UNDEFINED, "no_reference", _WHY["no_reference"]) for m in wanted
                     if m.family in ("generation", "judged") and "reference" in m.spec.needs})
+    if not rec.has_contexts:
+        out.update({m.name: Unscored(UNDEFINED, "no_contexts", _WHY["no_contexts"]) for m in wanted
+                    if m.family == "judged" and "contexts" in m.spec.needs})
+    for name in rec.too_long:
+        size = len(getattr(rec, name))
+        why = Unscored(UNDEFINED, "text_too_long",
+                       f"the {name} has {size:,} characters; metrics are computed on texts of up to "
+                       f"{MAX_SCORED_CHARS:,} (ragworkbook.corpus.answers.MAX_SCORED_CHARS): shorten it")
+        out.update({m.name: why for m in wanted if m.family in ("generation", "judged")
+                    and (name == "answer" or "reference" in m.spec.needs) and m.name not in out})
     return out
 
 

@@ -29,18 +29,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragworkbook._io import atomic_write_json
+from ragworkbook._io import atomic_write_json, read_input
+from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
+from ragworkbook.metrics.registry import parse_metric
 from ragworkbook.outcomes import FAILED, SCORED, Aggregate, Unscored, aggregate
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ragworkbook.corpus.eval_set import EvalItem, EvalSet
 
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "Report"]
 
@@ -99,8 +100,6 @@ class Report:
         """The reliability card of the judge behind ``metric`` (None for a metric no judge
         scored; ``{"status": "unmeasured", ...}`` for a judged metric without a card)."""
         self._check_metric(metric)
-        from ragworkbook.metrics.registry import parse_metric
-
         try:
             judged = parse_metric(metric).family == "judged"
         except ValueError:
@@ -155,8 +154,6 @@ class Report:
 
     def check_eval_set(self, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> None:
         """Raise ValueError unless the report's questions are exactly ``eval_set``'s (ids and texts)."""
-        from ragworkbook.corpus.eval_set import as_items
-
         items = {it.id: it.question for it in as_items(eval_set)}
         mine = {str(r["id"]): r.get("question") for r in self.rows}
         name = self.meta.get("name") or "the report"
@@ -224,10 +221,10 @@ class Report:
         path = Path(path)
         if path.is_dir():
             raise IsADirectoryError(f"{path} is a folder; give the path of a report file")
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"report file not found: {path}")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_input(path, "report file").decode("utf-8-sig"))  # a BOM is skipped
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
@@ -235,6 +232,9 @@ class Report:
             ) from None
         except UnicodeDecodeError:
             raise ValueError(f"{path} is not a UTF-8 text file; expected a report JSON") from None
+        except RecursionError:
+            raise ValueError(f"{path} is not a valid ragworkbook report: JSON nested too deeply (over "
+                             f"{sys.getrecursionlimit()} levels)") from None
         return cls.from_dict(data, source=str(path))
 
     def __repr__(self) -> str:
@@ -272,6 +272,7 @@ def _validate(data: Any, source: str) -> None:
     metrics = data["metrics"]
     if not all(isinstance(m, str) for m in metrics):
         raise bad("'metrics' must be a list of metric names")
+    _validate_meta(data["meta"], bad)
     seen: set[str] = set()
     for i, r in enumerate(data["rows"]):
         if not isinstance(r, dict):
@@ -314,6 +315,41 @@ def _validate(data: Any, source: str) -> None:
         for key in ("mean", "ci_low", "ci_high"):
             if a[key] is not None and not _is_number(a[key]):
                 raise bad(f"aggregate {m!r}: {key!r} must be a number or null, got {a[key]!r}")
+
+
+#: meta members the package reads, and the JSON type each must have when present
+_META_TYPES: dict[str, tuple[type, ...]] = {"name": (str,), "complete": (bool,), "judge": (str,),
+                                            "settings": (dict,), "stopped": (str,), "judge_stopped": (str,),
+                                            "failed_questions": (int,), "resumed": (int,)}
+
+
+def _validate_meta(meta: dict[str, Any], bad: Any) -> None:
+    """The meta members that the package reads have their types; ``judge_reliability`` maps metric
+    names to reliability cards (objects)."""
+    for key, types in _META_TYPES.items():
+        value = meta.get(key)
+        if value is not None and (not isinstance(value, types) or (int in types and isinstance(value, bool)
+                                                                   and bool not in types)):
+            raise bad(f"meta {key!r} must be {_TYPE_NAMES[types[0]]}, got {_json_name(value)}")
+    cards = meta.get("judge_reliability")
+    if cards is None:
+        return
+    if not isinstance(cards, dict):
+        raise bad("meta 'judge_reliability' must be an object (metric -> the reliability card of its judge), "
+                  f"got {_json_name(cards)}")
+    for metric, card in cards.items():
+        if not isinstance(card, dict):
+            raise bad(f"meta 'judge_reliability' of {metric!r} must be an object (a reliability card), got "
+                      f"{_json_name(card)}")
+
+
+_TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}
+
+
+def _json_name(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _check_stored(stored: Mapping[str, Any], computed: Aggregate, metric: str, source: str) -> None:

@@ -3,49 +3,43 @@
 :func:`score_rankings` is what every retrieval number of the package goes
 through (the evaluate loop, the documented C1 figures, the notebooks): the
 rankings, exactly in the order given, against relevance judgements, with the
-batch engine (:func:`ragworkbook.metrics.batch.evaluate_run`) and the metric
-names of the registry. Conventions: every question of the eval set is scored
-(a question missing from the qrels has no relevant chunk and scores 0, never
-dropped); a cutoff beyond a ranking's length counts the missing positions as
-non-relevant; binary relevance is grade > 0 and NDCG uses the grades.
+batch engine (:func:`ragworkbook.metrics.batch.evaluate_rankings`: the rankings
+become rank-ordered grades once, no scores are made up) and the metrics of the
+registry. Conventions: every question of the eval set is scored (a question
+missing from the qrels has no relevant chunk and scores 0, never dropped); a
+cutoff beyond a ranking's length counts the missing positions as non-relevant;
+binary relevance is grade > 0 and NDCG uses the grades.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ragworkbook._validate import check_k
-from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
+from ragworkbook.corpus.chunking import chunk_pages
+from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items, load_eval_set
+from ragworkbook.corpus.ground_truth import keyword_qrels
 from ragworkbook.corpus.pages import Corpus, Page
+from ragworkbook.metrics.batch import RunResult, evaluate_rankings
+from ragworkbook.metrics.registry import Metric
 from ragworkbook.retrieval.base import Retriever
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ragworkbook.metrics.batch import RunResult
+from ragworkbook.retrieval.dense import DenseRetriever
+from ragworkbook.retrieval.runs import run_retriever, to_rankings
 
 __all__ = ["score_rankings", "c1_metrics", "evaluate_retriever", "evaluate_dense_on_pages"]
 
 
 def score_rankings(rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, float]],
-                   metrics: str | Iterable[str], *, gain: str = "linear") -> RunResult:
+                   metrics: str | Metric | Iterable[str | Metric], *, gain: str = "linear") -> RunResult:
     """Score rankings ``{qid: [doc id, ...]}`` (best first) against ``qrels`` ``{qid: {doc: grade}}``.
 
     Every query of ``rankings`` is scored, in the given order; one missing from
-    ``qrels`` has no relevant document (0). The rankings are kept exactly (the
-    engine gets scores 1 / rank). Returns the batch engine's ``RunResult``,
-    keyed by the metric names as written.
+    ``qrels`` has no relevant document (0). The rankings are kept exactly. Returns
+    the batch engine's ``RunResult``, keyed by the metric names as written.
     """
-    from ragworkbook.metrics.batch import evaluate_run
-
-    run = {str(q): {str(d): 1.0 / r for r, d in enumerate(docs, start=1)} for q, docs in rankings.items()}
-    judged = {q: dict(qrels.get(q, {})) for q in run}
-    result = evaluate_run(judged, run, metrics, gain, missing="zero")
-    order = {q: i for i, q in enumerate(run)}
-    idx = sorted(range(result.n_queries), key=lambda i: order[result.query_ids[i]])
-    result.query_ids = [result.query_ids[i] for i in idx]
-    result.values = {m: v[idx] for m, v in result.values.items()}
-    return result
+    return evaluate_rankings({str(q): list(docs) for q, docs in rankings.items()},
+                             {str(q): v for q, v in qrels.items()}, metrics, gain=gain)
 
 
 def c1_metrics(k: int = 3, mrr_depth: int = 5) -> list[str]:
@@ -66,15 +60,11 @@ def evaluate_retriever(
     Defaults follow the documented recipe (C1): keyword qrels over the
     retriever's chunks, Precision/Recall/NDCG/Hit Rate at ``k`` and MRR over the
     top ``mrr_depth``; binary NDCG with the ideal DCG over ``min(|relevant|, k)``.
-    The run keeps this retriever's ranking exactly (scores ``1 / rank``, see
-    :func:`~ragworkbook.retrieval.runs.to_run`); questions with no relevant chunk count as 0 in the means.
+    The run keeps this retriever's ranking exactly; questions with no relevant chunk count as 0 in the means.
     Exactly the eval set's questions are scored: ``qrels`` entries of other
     questions are ignored, and a question missing from ``qrels`` counts as
     having no relevant chunk (0), never silently dropped.
     """
-    from ragworkbook.corpus.ground_truth import keyword_qrels
-    from ragworkbook.retrieval.runs import run_retriever, to_rankings
-
     k = check_k(k)
     mrr_depth = check_k(mrr_depth, "mrr_depth")
     items = as_items(eval_set)
@@ -98,9 +88,5 @@ def evaluate_dense_on_pages(
     ground truth, :class:`DenseRetriever`, then :func:`evaluate_retriever`.
     ``pages``: a Corpus or a list of Page (e.g. ``ragworkbook.corpus.pdf.load_pdf_pages(path)``).
     """
-    from ragworkbook.corpus.chunking import chunk_pages
-    from ragworkbook.corpus.eval_set import load_eval_set
-    from ragworkbook.retrieval.dense import DenseRetriever
-
     es = eval_set if eval_set is not None else load_eval_set()
     return evaluate_retriever(DenseRetriever(chunk_pages(pages), cache=cache), es, k=k, mrr_depth=mrr_depth)

@@ -24,6 +24,11 @@ Conventions:
   0.60 or 0.80) is "acceptable"; "good" and "poor" are strict inequalities,
   as printed.
 - Rates are fractions (0.08, not 8).
+- **The interval is rated too.** A mean from a few questions is uncertain: when
+  its confidence interval reaches another band, the rating says so ("good, but
+  the interval reaches acceptable"; "acceptable, but the interval spans poor to
+  good"). The band of the mean alone is in the ``band`` column; ``rating`` is
+  the whole phrase (:meth:`Target.rate_interval`).
 - A target for ``@10`` is matched to a report metric of the same family at
   any cut-off (``recall@3`` is rated against the Recall@10 row) and the
   mismatch is stated in the ``note`` column, because a small eval set is
@@ -55,10 +60,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
+from ragworkbook.judging.reliability import describe, trusted, unmeasured
+from ragworkbook.metrics.registry import get_spec, parse_metric
+
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Target", "TARGETS", "STRICT_TARGETS", "NOT_RATED", "targets_table", "rate", "apply_targets"]
+__all__ = ["Target", "TARGETS", "STRICT_TARGETS", "NOT_RATED", "BANDS", "targets_table", "rate",
+           "apply_targets"]
+
+#: the bands from worst to best
+BANDS = ("poor", "acceptable", "good")
 
 
 @dataclass(frozen=True)
@@ -79,8 +92,6 @@ class Target:
     @property
     def higher_is_better(self) -> bool:
         """The metric's direction, from the registry."""
-        from ragworkbook.metrics.registry import get_spec
-
         return get_spec(self.metric).higher_is_better
 
     def rate(self, value: float) -> str:
@@ -99,6 +110,26 @@ class Target:
         if value > self.high:
             return "poor"
         return "acceptable"
+
+    def rate_interval(self, value: float, ci_low: float | None, ci_high: float | None) -> str:
+        """The band of ``value``, and the bands its interval ``[ci_low, ci_high]`` reaches besides.
+
+        ``"good"`` when the whole interval is good; ``"good, but the interval reaches acceptable"`` when
+        it reaches one other band; ``"acceptable, but the interval spans poor to good"`` (or ``"good, but
+        the interval spans poor to good"``) when it reaches both others. Without an interval (None or
+        NaN ends) it is :meth:`rate`.
+        """
+        band = self.rate(value)
+        ends = [float(x) for x in (ci_low, ci_high) if x is not None and not math.isnan(float(x))]
+        if band == "n/a" or len(ends) != 2:
+            return band
+        idx = sorted(BANDS.index(self.rate(x)) for x in ends + [float(value)])
+        others = [b for b in BANDS[idx[0]:idx[-1] + 1] if b != band]  # an interval crosses the bands between
+        if not others:
+            return band
+        if len(others) == 1:
+            return f"{band}, but the interval reaches {others[0]}"
+        return f"{band}, but the interval spans {BANDS[0]} to {BANDS[-1]}"
 
     def bands(self) -> tuple[str, str, str]:
         """The three bands as printed: (poor, acceptable, good)."""
@@ -155,8 +186,6 @@ def targets_table(domain: str = "general") -> pd.DataFrame:
 
 
 def _family(metric: str) -> tuple[str | None, int | None]:
-    from ragworkbook.metrics.registry import parse_metric
-
     try:
         m = parse_metric(metric)
     except ValueError:
@@ -164,8 +193,10 @@ def _family(metric: str) -> tuple[str | None, int | None]:
     return m.kind, m.k
 
 
-def rate(metric: str, value: float, domain: str = "general") -> str:
-    """Rate one value: ``rate("recall@10", 0.72) == "acceptable"``.
+def rate(metric: str, value: float, domain: str = "general", *,
+         ci: tuple[float, float] | None = None) -> str:
+    """Rate one value: ``rate("recall@10", 0.72) == "acceptable"``; with its interval ``ci`` the rating
+    says which other bands the interval reaches (:meth:`Target.rate_interval`).
 
     This is the table's band for the number alone: it knows nothing of the judge
     behind a judged value. Rate a report with :func:`apply_targets`, which refuses
@@ -179,7 +210,9 @@ def rate(metric: str, value: float, domain: str = "general") -> str:
             f"no target for metric {metric!r}; the targets table covers: "
             + ", ".join(t.label for t in table.values())
         )
-    return table[family].rate(value)
+    if ci is None:
+        return table[family].rate(value)
+    return table[family].rate_interval(value, *ci)
 
 
 NOT_RATED = "not rated"
@@ -187,15 +220,19 @@ NOT_RATED = "not rated"
 
 def apply_targets(report_or_means: Any, domain: str = "general", *,
                   reliability: Mapping[str, Mapping[str, Any]] | None = None,
-                  min_kappa: float | None = None) -> pd.DataFrame:
-    """Rate a report's aggregate means against the targets table.
+                  min_kappa: float | None = None,
+                  intervals: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
+    """Rate a report's aggregate means, and their intervals, against the targets table.
 
     ``report_or_means`` is a :class:`ragworkbook.evaluation.report.Report` (its aggregate
-    means and its judges' reliability cards are used) or a mapping ``metric name ->
-    mean`` (with ``reliability``: metric -> card, else every judged metric is
-    unmeasured). Returns a DataFrame with one row per metric that has a target:
-    ``metric, value, target, poor, acceptable, good, rating, note, judge``. A judged
-    metric whose judge is unmeasured or fails the reliability gate (kappa threshold ``min_kappa``, default
+    means, their confidence intervals and its judges' reliability cards are used) or a
+    mapping ``metric name -> mean`` (with ``intervals``: metric -> (low, high), and
+    ``reliability``: metric -> card, else every judged metric is unmeasured). Returns a
+    DataFrame with one row per metric that has a target: ``metric, value, ci_low, ci_high,
+    target, poor, acceptable, good, band, rating, note, judge``; ``band`` is the mean's band,
+    ``rating`` adds the bands the interval reaches ("good, but the interval reaches
+    acceptable"). A judged metric whose judge is unmeasured or fails the reliability gate
+    (kappa threshold ``min_kappa``, default
     :data:`~ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`) gets the rating
     ``"not rated"`` and the reason in ``note``; ``judge`` describes the judge's measured
     agreement (empty for metrics no judge scored). If no metric has a target, the
@@ -203,14 +240,16 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
     """
     import pandas as pd
 
-    from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
-    from ragworkbook.judging.reliability import describe, trusted, unmeasured
-
     table = _table(domain)
     min_kappa = RELIABILITY_MIN_KAPPA if min_kappa is None else float(min_kappa)
     cards: dict[str, Any] = dict(reliability or {})
+    cis: dict[str, tuple[float, float]] = {str(m): (float(lo), float(hi)) for m, (lo, hi) in
+                                           (intervals or {}).items()}
     if hasattr(report_or_means, "means"):
         means = report_or_means.means()
+        for m, agg in getattr(report_or_means, "aggregates", {}).items():
+            if getattr(agg, "n", 0):
+                cis.setdefault(str(m), (agg.ci_low, agg.ci_high))
         if hasattr(report_or_means, "reliability"):
             for m in means:
                 card = report_or_means.reliability(m)
@@ -234,7 +273,9 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
             note = f"target is for @{t.k}; applied to {metric}"
         poor, acceptable, good = t.bands()
         value = float("nan") if value is None else float(value)
-        rating = t.rate(value)
+        lo, hi = cis.get(str(metric), (float("nan"), float("nan")))
+        band = t.rate(value)
+        rating = t.rate_interval(value, lo, hi)
         judge = ""
         if _is_judged(str(metric)):
             card = cards.get(metric) or unmeasured()
@@ -242,17 +283,17 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
             judge = describe(card)
             ok, why = trusted(card, min_kappa)
             if not ok and rating != "n/a":
-                rating = NOT_RATED
+                band = rating = NOT_RATED
                 note = "; ".join(x for x in (note, why) if x)
-        rows.append({"metric": metric, "value": value, "target": t.label, "poor": poor,
-                     "acceptable": acceptable, "good": good, "rating": rating, "note": note, "judge": judge})
-    cols = ["metric", "value", "target", "poor", "acceptable", "good", "rating", "note", "judge"]
+        rows.append({"metric": metric, "value": value, "ci_low": lo, "ci_high": hi, "target": t.label,
+                     "poor": poor, "acceptable": acceptable, "good": good, "band": band, "rating": rating,
+                     "note": note, "judge": judge})
+    cols = ["metric", "value", "ci_low", "ci_high", "target", "poor", "acceptable", "good", "band", "rating",
+            "note", "judge"]
     return pd.DataFrame(rows, columns=cols)
 
 
 def _is_judged(metric: str) -> bool:
-    from ragworkbook.metrics.registry import parse_metric
-
     try:
         return parse_metric(metric).family == "judged"
     except ValueError:

@@ -25,7 +25,10 @@ asks its questions through a :class:`Judge`, which wraps a
   judge never reaches the model twice; ``Judge.n_model_calls`` counts the
   requests that did. Only answers are cached: a failed call of a live judge is
   asked again next time (a strict replay's parse failures, which cannot change,
-  are kept; ``cache_failures=`` decides otherwise);
+  are kept; ``cache_failures=`` decides otherwise). A cache file is checked when read
+  (an entry whose judgment is not a JSON object is an error naming it), and a cached
+  judgment that does not fit the request's schema (edited, or written for another
+  prompt) is not used: it is asked again and replaced;
 - **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
   ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
   coroutine from ordinary code *and* from inside Jupyter, where an event loop is
@@ -120,7 +123,17 @@ def _cache_entry_problem(entry: Any) -> str | None:
     for name, types in _ENTRY_TYPES.items():
         if name in entry and not isinstance(entry[name], types):
             return f"has {_json_type(entry[name])} as {name!r}"
+    if entry.get("error") is None and not isinstance(entry.get("data"), dict):
+        return f"has {_json_type(entry.get('data'))} as 'data' (a judgment is a JSON object)"
     return None
+
+
+def _fits(data: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether cached ``data`` is a judgment of ``schema`` (an entry written for another schema, or
+    edited, is not used: the judgment is asked again and the entry replaced)."""
+    import jsonschema
+
+    return bool(jsonschema.validators.validator_for(schema)(schema).is_valid(data))
 
 
 class Judge:
@@ -206,6 +219,9 @@ class Judge:
         except json.JSONDecodeError as exc:
             raise ValueError(f"judge cache {path} is not valid JSON ({exc}); delete it to start "
                              "afresh") from None
+        except RecursionError:
+            raise ValueError(f"judge cache {path} is nested too deeply to be a judge cache; delete it to "
+                             "start afresh") from None
         if not isinstance(loaded, dict) or not isinstance(loaded.get("entries", {}), dict):
             raise ValueError(
                 f"judge cache {path} is not a judge cache (expected an object with "
@@ -225,10 +241,10 @@ class Judge:
         with self._lock:
             self._cache.clear()
 
-    def _lookup(self, key: str, prompt_name: str) -> JudgeCall | None:
+    def _lookup(self, key: str, prompt_name: str, schema: Mapping[str, Any]) -> JudgeCall | None:
         with self._lock:
             hit = self._cache.get(key)
-        if hit is None:
+        if hit is None or (hit.get("error") is None and not _fits(hit.get("data"), schema)):
             return None
         self.n_cache_hits += 1
         return JudgeCall(prompt=prompt_name, key=key, data=hit.get("data"), text=hit.get("text", ""),
@@ -288,7 +304,7 @@ class Judge:
     def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
         """Ask one schema-constrained question (synchronously), through the cache."""
         key = self.cache_key(prompt, schema)
-        hit = self._lookup(key, name)
+        hit = self._lookup(key, name, schema)
         if hit is not None:
             return hit
         result = self._call_model(prompt, schema, name, key)
@@ -309,11 +325,11 @@ class Judge:
     async def acall(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
         """Async :meth:`call`: at most ``max_concurrency`` model calls at once, optional timeout."""
         key = self.cache_key(prompt, schema)
-        hit = self._lookup(key, name)
+        hit = self._lookup(key, name, schema)
         if hit is not None:
             return hit
         async with self._semaphore():
-            hit = self._lookup(key, name)  # another task may have filled it meanwhile
+            hit = self._lookup(key, name, schema)  # another task may have filled it meanwhile
             if hit is not None:
                 return hit
             with self._lock:

@@ -71,6 +71,7 @@ from ragworkbook.judging.results import (
     scored,
     undefined,
 )
+from ragworkbook.metrics.registry import Metric, parse_metrics, specs
 from ragworkbook.metrics.support import word_support as _word_support
 from ragworkbook.outcomes import Aggregate
 
@@ -461,8 +462,14 @@ METRICS: dict[str, Callable[..., Any]] = {
     "questeval": aquesteval,
     "word_support": aword_support,
 }
-DERIVED = {"hallucination": ("faithfulness", hallucination)}
-DEFAULT_JUDGED = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
+#: Judged metrics computed from another's judgments (the registry's ``derived_from`` names which):
+#: result of the source metric -> result of the derived one.
+DERIVATIONS: dict[str, Callable[[JudgedResult], JudgedResult]] = {"hallucination": hallucination}
+
+
+def default_judged() -> list[str]:
+    """The registry's default judged metrics whose judgments are made (not derived from another's)."""
+    return [s.name for s in specs("judged") if s.default and s.derived_from is None]
 
 
 @dataclass
@@ -502,26 +509,25 @@ class JudgedReport:
 
 
 async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
-                           metrics: Sequence[str] = DEFAULT_JUDGED, *, progress: bool = True,
+                           metrics: Sequence[str | Metric] | None = None, *, progress: bool = True,
                            embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
     """Judge every sample on every metric, concurrently (bounded by ``judge.max_concurrency``),
     with a tqdm progress bar (one step per sample x metric).
 
-    ``metrics``: judged metric names of the registry (aliases accepted; results are
-    keyed by the names given). ``hallucination`` reuses the faithfulness judgments.
+    ``metrics``: judged metrics of the registry, names (aliases accepted; results are
+    keyed by the names given) or :class:`Metric` objects; default :func:`default_judged`.
+    ``hallucination`` reuses the faithfulness judgments.
     ``embed`` is passed to answer relevancy (default: the local MiniLM). ``judge`` may be None
     when every metric asked for needs no LLM (:data:`NO_JUDGE`: word support).
     """
-    from ragworkbook.metrics.registry import parse_metrics
-
     samples = list(samples)
-    wanted = parse_metrics(list(metrics), "judged")
+    wanted = parse_metrics(list(metrics) if metrics is not None else default_judged(), "judged")
     ids = [s.sample_id for s in samples]
     if len(set(ids)) != len(ids):
         raise ValueError("sample_id values must be unique (they key the results)")
     base = []
     for m in wanted:
-        kind = DERIVED[m.kind][0] if m.kind in DERIVED else m.kind
+        kind = m.spec.derived_from or m.kind
         if kind not in base:
             base.append(kind)
     if judge is None and any(kind not in NO_JUDGE for kind in base):
@@ -545,9 +551,8 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
     by_kind = {kind: list(out[i * len(samples):(i + 1) * len(samples)]) for i, kind in enumerate(base)}
     results: dict[str, list[JudgedResult]] = {}
     for m in wanted:
-        if m.kind in DERIVED:
-            src, derive = DERIVED[m.kind]
-            results[m.name] = [derive(r) for r in by_kind[src]]
+        if m.spec.derived_from is not None:
+            results[m.name] = [DERIVATIONS[m.kind](r) for r in by_kind[m.spec.derived_from]]
         else:
             results[m.name] = by_kind[m.kind]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
@@ -556,7 +561,7 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
 
 
 def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
-                    metrics: Sequence[str] = DEFAULT_JUDGED, *, progress: bool = True,
+                    metrics: Sequence[str | Metric] | None = None, *, progress: bool = True,
                     embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
     """Sync :func:`aevaluate_judged` (safe inside Jupyter)."""
     return run_sync(aevaluate_judged(samples, judge, metrics, progress=progress, embed=embed))

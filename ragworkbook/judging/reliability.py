@@ -40,15 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA, resolve_dataset
+from ragworkbook.metrics.registry import parse_metric
 
 __all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check",
            "check_name"]
 
 UNMEASURED = "unmeasured"
-
-#: A judged metric whose reliability is that of another (derived from the same judgments).
-_SAME_JUDGMENTS = {"hallucination": "faithfulness", "groundedness": "faithfulness",
-                   "answer_relevance": "answer_relevancy"}
 
 #: The data set that measures each judged metric (what ``judge-check`` to run).
 CHECKS = {"faithfulness": "wikieval-faithfulness", "answer_relevancy": "wikieval-answer-relevance",
@@ -64,14 +61,14 @@ def unmeasured(judge: str = "", model: str = "") -> dict[str, Any]:
 
 
 def card_metric(metric: str) -> str:
-    """The metric whose judge-check applies to ``metric`` (``hallucination`` -> ``faithfulness``)."""
-    from ragworkbook.metrics.registry import parse_metric
-
+    """The metric whose judge-check applies to ``metric``: the one whose judgments it is derived from
+    (the registry's ``derived_from``: ``hallucination`` -> ``faithfulness``), else itself (aliases
+    resolved: ``groundedness`` -> ``faithfulness``)."""
     try:
-        kind = parse_metric(metric).kind
+        spec = parse_metric(metric).spec
     except ValueError:
-        kind = metric
-    return _SAME_JUDGMENTS.get(kind, kind)
+        return metric
+    return spec.derived_from or spec.name
 
 
 def _model_of(judge_name: str) -> str:

@@ -1,7 +1,9 @@
 """The Ollama backend: the official ``ollama`` Python client talking to an Ollama server.
 
 - Server: ``host=`` or ``$OLLAMA_HOST`` (default ``http://127.0.0.1:11434``),
-  normalised by :func:`ragworkbook.llm.ollama_host`. Start one with ``ollama serve``.
+  normalised by :func:`ragworkbook.llm.host.ollama_host`. Start one with ``ollama serve``.
+  A server on this machine (loopback) is reached directly, never through ``http_proxy``
+  (:func:`ragworkbook.llm.host.client_options`): prompts stay on the machine.
 - Model: default ``qwen3:4b``; get it with ``ollama pull qwen3:4b``.
 - Options go to Ollama as they are (``temperature``, ``seed``, ``num_predict``,
   ``top_k``, ``repeat_penalty``, ...), except that ``repeat_penalty`` defaults to
@@ -21,7 +23,7 @@
   while still thinking raises :class:`LLMError` saying so. The returned text is
   stripped of surrounding whitespace.
 - Timeout: ``timeout=`` seconds, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300 s
-  (:func:`ragworkbook.llm.ollama_timeout`); the commands that talk to a server take
+  (:func:`ragworkbook.llm.host.ollama_timeout`); the commands that talk to a server take
   ``--ollama-timeout``. It bounds the connection and each read (each chunk when
   streaming).
 - Sync calls use ``ollama.Client``; :meth:`OllamaGenerator.achat` uses
@@ -43,6 +45,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound
+from ragworkbook.llm.host import client_options, ollama_host, ollama_timeout
 
 DEFAULT_TIMEOUT = 300.0
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
@@ -104,8 +107,6 @@ class OllamaGenerator(Generator):
 
     def __init__(self, model: str, *, host: str | None = None, stream: bool = True,
                  timeout: float | None = None, think: bool | None = False):
-        from ragworkbook.llm import ollama_host, ollama_timeout
-
         super().__init__(model)
         self.host = ollama_host(host)
         self.stream = stream
@@ -125,7 +126,8 @@ class OllamaGenerator(Generator):
     def client(self) -> Any:
         """The ``ollama.Client`` (created on first use)."""
         if self._client is None:
-            self._client = _require_ollama().Client(host=self.host, timeout=self.timeout)
+            self._client = _require_ollama().Client(host=self.host, timeout=self.timeout,
+                                                    **client_options(self.host))
         return self._client
 
     def _request(self, messages: list[dict[str, str]], options: dict[str, Any],
@@ -195,7 +197,8 @@ class OllamaGenerator(Generator):
 
     async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
                           schema: Mapping[str, Any] | None) -> str:
-        client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout)
+        client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout,
+                                               **client_options(self.host))
         try:
             for _ in range(2):
                 try:

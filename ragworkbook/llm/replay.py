@@ -28,14 +28,22 @@ failed output and the error fed back, see :func:`ragworkbook.llm.base.retry_requ
 its ``output`` and its ``error``. A successful one-attempt entry has no ``"tries"`` (its
 single attempt is the entry itself), so older recordings replay unchanged.
 
-Every entry written since checksums were added carries ``"checksum": "sha256:..."``:
-SHA-256 of the entry's canonical JSON without ``recorded_at`` and ``checksum``
-(:func:`entry_checksum`). Loading a recording checks every entry: an entry that
-is not an object, has neither a ``"text"`` string nor an ``"error"`` object with a
-``"message"``, or whose checksum does not match (its answer was edited) is a
-ValueError naming the file and the entry. Entries recorded before checksums have
-none and are accepted as they are; re-recording adds one (the answer and
-``recorded_at`` stay as they were).
+Every entry carries ``"checksum": "sha256:..."``: SHA-256 of the entry's canonical
+JSON without ``recorded_at`` and ``checksum`` (:func:`entry_checksum`). Loading a
+recording checks every entry: an entry that is not an object, has neither a
+``"text"`` string nor an ``"error"`` object with a ``"message"``, or whose checksum
+does not match (its answer was edited) is a ValueError naming the file and the
+entry. In a **bundled** recording (a file in the package's own data folder,
+``ragworkbook/data/recordings/``: :func:`is_bundled`) an entry without a checksum
+is an error too, so an edited answer cannot pass by deleting its checksum. A
+recording of the user's own (anywhere else) may hold entries without one, made
+before checksums existed: they load, counted by :meth:`Recording.unchecked`, and
+re-recording adds one (the answer and ``recorded_at`` stay as they were).
+``scripts/checksum_recordings.py`` adds the checksums of entries that lack one
+without changing anything else (:func:`add_checksums`).
+
+A recording is a regular file (replay reads it, recording rewrites it): a pipe is
+refused. A UTF-8 byte-order mark is skipped.
 
 Files are written atomically (``ragworkbook._io``), with sorted keys and a fixed
 indent, so re-recording the same run gives the same bytes; an entry whose answer
@@ -56,7 +64,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragworkbook._io import atomic_write_text, locked_update
+from ragworkbook._io import atomic_write_text, file_lock, is_pipe, locked_update
 from ragworkbook.llm.base import (
     Generation,
     Generator,
@@ -68,6 +76,8 @@ from ragworkbook.llm.base import (
     parse_json_output,
     request_key,
 )
+from ragworkbook.llm.defaults import default_model
+from ragworkbook.paths import package_data_dir
 
 FORMAT = "ragworkbook-recording/1"
 #: How to record the missing answers, by where the replay runs (see :func:`record_hint`).
@@ -134,6 +144,20 @@ def entry_problem(entry: Any) -> str | None:
     return None
 
 
+def bundled_dir() -> Path:
+    """The folder of the bundled recordings: ``recordings/`` in the package's own data folder (not
+    ``$RAGWORKBOOK_DATA``, which names data of the user's)."""
+    return package_data_dir() / "recordings"
+
+
+def is_bundled(path: str | Path) -> bool:
+    """Whether ``path`` is a bundled recording: a file in :func:`bundled_dir` (links resolved)."""
+    try:
+        return Path(path).resolve().parent == bundled_dir().resolve()
+    except OSError:
+        return False
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -142,8 +166,10 @@ class Recording:
     """The entries of one recording file, keyed by request key (thread-safe; processes that
     record into the same file take turns under a file lock and lose nothing)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, require_checksums: bool | None = None):
         self.path = Path(path)
+        #: every entry must carry a checksum (default: when the file is bundled, :func:`is_bundled`)
+        self.require_checksums = is_bundled(self.path) if require_checksums is None else require_checksums
         self._lock = threading.Lock()
         self._stamp: tuple[int, int, int] | None = None  # the file as this object last read or wrote it
         self.entries: dict[str, dict[str, Any]] = self._load()
@@ -161,8 +187,11 @@ class Recording:
             return {}
         if self.path.is_dir():
             raise ValueError(f"recording {self.path} is a folder; give the path of a recording file")
+        if is_pipe(self.path):
+            raise ValueError(f"recording {self.path} is a pipe; a recording is a regular file (replay reads "
+                             "it, recording rewrites it): give the path of a file")
         try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
+            doc = json.loads(self.path.read_bytes().decode("utf-8-sig"))
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"recording {self.path} is not valid JSON ({exc}); delete it and re-record"
@@ -170,13 +199,23 @@ class Recording:
         except UnicodeDecodeError:
             raise ValueError(f"recording {self.path} is not a UTF-8 text file; delete it and "
                              "re-record") from None
+        except RecursionError:
+            raise ValueError(f"recording {self.path} is nested too deeply to be a recording; delete it and "
+                             "re-record") from None
         if (not isinstance(doc, dict) or doc.get("format") != FORMAT
                 or not isinstance(doc.get("entries"), dict)):
             raise ValueError(
                 f"{self.path} is not a ragworkbook recording (expected \"format\": \"{FORMAT}\")"
             )
         for key, entry in doc["entries"].items():
-            problem = entry_problem(entry)
+            try:
+                problem = entry_problem(entry)
+            except RecursionError:
+                problem = "is nested too deeply to be a recorded answer"
+            if problem is None and self.require_checksums and "checksum" not in entry:
+                problem = ("has no checksum; every entry of a bundled recording carries one, so an answer "
+                           "edited by hand cannot pass by dropping it (entries recorded before checksums "
+                           "get theirs from `python scripts/checksum_recordings.py`)")
             if problem:
                 raise ValueError(f"recording {self.path}: entry {key} {problem}; re-record it (delete the "
                                  "entry, or the file, and record again)")
@@ -245,6 +284,31 @@ class Recording:
         if self._file_stamp() == self._stamp and self._stamp is not None:
             return self.entries
         return self._load()
+
+
+def add_checksums(path: str | Path) -> int:
+    """Give every entry of the recording at ``path`` that has none its checksum; returns how many.
+
+    Nothing else changes: the file is read and checked (shape, and the checksums already there),
+    its text must be exactly what this module writes for those entries (else ValueError: a file
+    formatted by hand is not rewritten), and the only change is a ``"checksum"`` member in each
+    entry that lacked one (written atomically, under the recording's lock). Used by
+    ``scripts/checksum_recordings.py`` for recordings made before checksums existed.
+    """
+    path = Path(path)
+    with file_lock(path):
+        rec = Recording(path, require_checksums=False)
+        text = path.read_bytes().decode("utf-8")
+        if _dumps(rec.entries) != text:
+            raise ValueError(f"{path}: the file is not laid out as ragworkbook writes recordings (sorted "
+                             "keys, indent 1): its checksums are not added, so that nothing but them "
+                             "changes; re-record it instead")
+        missing = [k for k, e in rec.entries.items() if "checksum" not in e]
+        if missing:
+            entries = {k: (e if "checksum" in e else {**e, "checksum": entry_checksum(e)})
+                       for k, e in rec.entries.items()}
+            atomic_write_text(path, _dumps(entries))
+    return len(missing)
 
 
 def _dumps(entries: Mapping[str, Any]) -> str:
@@ -329,6 +393,23 @@ def describe_difference(request: Mapping[str, Any], entry: Mapping[str, Any]) ->
     return diffs
 
 
+def _why_missing(request: Mapping[str, Any], nearest: Mapping[str, Any], replay: ReplayGenerator) -> str:
+    """What the miss most likely means, from how the nearest recorded request differs."""
+    models = replay.recording.models()
+    if request["model"] not in models:
+        return (f"The recording holds answers of {', '.join(repr(m) for m in models)}, not of "
+                f"{request['model']!r}: another model needs its own recording")
+    a, b = list(request["messages"]), list(nearest.get("messages", []))
+    same_messages = len(a) == len(b) and all(
+        ma.get("role") == mb.get("role") and ma.get("content") == mb.get("content")
+        for ma, mb in zip(a, b, strict=True))
+    if same_messages:
+        return ("The same prompt is recorded with other options or another JSON schema: the options changed "
+                "since the recording was made")
+    return ("This prompt was never recorded: a question that is not in the recording, other contexts "
+            "(another corpus, retriever or k), or a prompt changed since the recording was made")
+
+
 def _similarity(request: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[int, int]:
     """Sort key for the nearest entry: most identical messages, then fewest differences."""
     same = sum(1 for ma, mb in zip(request["messages"], entry.get("messages", []), strict=False)
@@ -365,8 +446,6 @@ class ReplayGenerator(Generator):
             if models:
                 model = models[0]
             else:
-                from ragworkbook.llm import default_model
-
                 model = default_model("embedded")
         super().__init__(model)
 
@@ -399,8 +478,8 @@ class ReplayGenerator(Generator):
         diffs = describe_difference(request, nearest) or ["(nothing visible: the recording's key is stale)"]
         return (
             f"strict replay: no recorded answer for this request in {path} ({len(self.recording)} entries). "
-            f"The nearest recording differs in: {'; '.join(diffs)}. The prompt or options changed since the "
-            f"recording was made: {self.hint}"
+            f"The nearest recording differs in: {'; '.join(diffs)}. {_why_missing(request, nearest, self)}: "
+            f"{self.hint}"
         )
 
     def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:

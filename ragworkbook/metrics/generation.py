@@ -1,12 +1,18 @@
-"""Reference-based generation metrics: BLEU, ROUGE-L, METEOR, embedding similarity,
-BERTScore, exact match and token F1.
+"""Reference-based generation metrics: BLEU, ROUGE-1, ROUGE-2, ROUGE-L, METEOR, embedding
+similarity, BERTScore, exact match and token F1.
 
 Each metric is a thin, documented call into the library that defines it, so a
 value here equals that library called directly on the same inputs:
 
 - :func:`bleu` / :func:`corpus_bleu`: sacrebleu ``sentence_bleu`` / ``corpus_bleu``
   with its defaults (13a tokenisation, case-sensitive, exponential smoothing for
-  sentences); scale 0-100, as sacrebleu prints it.
+  sentences); scale 0-100, as sacrebleu prints it. Both take **several references**
+  per answer (a list of strings): an n-gram of the answer counts as matched up to the
+  largest number of times any one reference contains it (clipped counts), and the
+  brevity penalty uses the reference length closest to the answer's (sacrebleu's
+  default, as in the original BLEU).
+- :func:`rouge_n`: rouge-score ``rouge1`` / ``rouge2`` (unigram / bigram overlap) with
+  the same stemmer and tokeniser as ROUGE-L; the F-measure by default.
 - :func:`rouge_l`: rouge-score ``rougeL`` with the Porter stemmer
   (``use_stemmer=True``); the F-measure by default, precision or recall on request.
   rouge-score lowercases and keeps only ``[a-z0-9]`` runs, so "28.4" is the two
@@ -87,35 +93,89 @@ def _empty(s: str) -> bool:
 
 
 # --- BLEU -------------------------------------------------------------------------------------
-def bleu(answer: str, reference: str) -> float:
-    """Sentence BLEU (sacrebleu ``sentence_bleu``, defaults), 0-100. Empty -> 0.0."""
+def _references(reference: Any, name: str = "reference") -> list[str]:
+    """One reference (a str) or several (a non-empty sequence of str) as a list."""
+    if isinstance(reference, str):
+        return [reference]
+    if not isinstance(reference, (list, tuple)):
+        raise TypeError(f"{name} must be a str, got {type(reference).__name__}: {reference!r:.60} "
+                        "(several references: a list of str)")
+    refs = _texts(reference, f"{name}s")
+    if not refs:
+        raise ValueError(f"give at least one {name} (a string, or a list of strings for several)")
+    return refs
+
+
+def bleu(answer: str, reference: str | Sequence[str]) -> float:
+    """Sentence BLEU (sacrebleu ``sentence_bleu``, defaults), 0-100. Empty -> 0.0.
+
+    ``reference``: one string, or a list of strings for several references (clipped n-gram counts take
+    the most generous reference for each n-gram; the brevity penalty the closest reference length).
+    """
     _text(answer, "answer")
-    _text(reference, "reference")
+    refs = _references(reference)
     import sacrebleu
 
-    return float(sacrebleu.sentence_bleu(answer, [reference]).score)
+    return float(sacrebleu.sentence_bleu(answer, refs).score)
 
 
-def corpus_bleu(answers: Sequence[str], references: Sequence[str]) -> float:
+def corpus_bleu(answers: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]) -> float:
     """Corpus BLEU (sacrebleu ``corpus_bleu``): n-gram counts pooled over all pairs, 0-100.
 
     Not the mean of sentence BLEUs: the precisions and the brevity penalty are
-    computed once over the whole corpus. An empty corpus raises ``ValueError``.
+    computed once over the whole corpus. ``references``: one string per answer, or one list of
+    strings per answer (several references; the lists may differ in length). An empty corpus raises
+    ``ValueError``.
     """
-    a, r = _pairs(answers, references)
+    a = _texts(answers, "answers")
+    if isinstance(references, str):
+        raise TypeError("references must be a sequence (one reference, or a list of them, per answer)")
+    per = [_references(r) for r in references]
+    if len(per) != len(a):
+        raise ValueError(f"answers and references differ in length ({len(a)} vs {len(per)}): "
+                         "pass one reference (or one list of references) per answer")
     if not a:
         raise ValueError("corpus_bleu needs at least one (answer, reference) pair")
     import sacrebleu
 
-    return float(sacrebleu.corpus_bleu(a, [r]).score)
+    width = max(len(r) for r in per)
+    streams = [[r[i] if i < len(r) else None for r in per] for i in range(width)]
+    return float(sacrebleu.corpus_bleu(a, streams).score)
 
 
-# --- ROUGE-L ----------------------------------------------------------------------------------
+# --- ROUGE ------------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
 def _rouge_scorer() -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+
+
+def rouge_n(answer: str, reference: str, n: int = 1, measure: str = "fmeasure") -> float:
+    """ROUGE-N with stemming, from rouge-score: overlap of the answer's and the reference's n-grams
+    (``n`` = 1 or 2).
+
+    ``measure``: "fmeasure" (default), "precision" (shared n-grams / answer n-grams) or "recall"
+    (shared n-grams / reference n-grams); counts are clipped. Empty -> 0.0.
+    """
+    _text(answer, "answer")
+    _text(reference, "reference")
+    if n not in (1, 2):
+        raise ValueError(f"ROUGE-N is computed for n = 1 or 2, got {n!r}")
+    if measure not in ROUGE_MEASURES:
+        raise ValueError(f"unknown ROUGE measure {measure!r}: use one of {ROUGE_MEASURES}")
+    score = _rouge_scorer().score(reference, answer)[f"rouge{n}"]
+    return float(getattr(score, measure))
+
+
+def rouge_1(answer: str, reference: str) -> float:
+    """ROUGE-1 F-measure (unigrams, stemmed)."""
+    return rouge_n(answer, reference, 1)
+
+
+def rouge_2(answer: str, reference: str) -> float:
+    """ROUGE-2 F-measure (bigrams, stemmed)."""
+    return rouge_n(answer, reference, 2)
 
 
 def rouge_l(answer: str, reference: str, measure: str = "fmeasure") -> float:
@@ -261,6 +321,8 @@ def _pointwise(fn: Callable[[str, str], float]) -> Callable[[list[str], list[str
 SCORERS: dict[str, Callable[[list[str], list[str]], np.ndarray]] = {
     "bleu": _pointwise(bleu),
     "rouge_l": _pointwise(rouge_l),
+    "rouge_1": _pointwise(rouge_1),
+    "rouge_2": _pointwise(rouge_2),
     "meteor": _pointwise(meteor),
     "embedding_similarity": lambda a, r: embedding_similarities(a, r),
     "bertscore_f1": lambda a, r: bertscore(a, r).f1,
@@ -275,7 +337,7 @@ def generation_scores(answers: Sequence[str], references: Sequence[str],
 
     ``metrics``: generation metric names of the registry (aliases accepted; the
     columns carry the names as given, in the order given); default: all of them
-    (``bleu``, ``rouge_l``, ``meteor``, ``embedding_similarity``,
+    (``bleu``, ``rouge_l``, ``rouge_1``, ``rouge_2``, ``meteor``, ``embedding_similarity``,
     ``bertscore_f1``, ``exact_match``, ``token_f1``). Models are loaded once and
     each model metric runs as one batch.
     """

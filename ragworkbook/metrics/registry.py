@@ -1,42 +1,79 @@
-"""The metric registry: one declaration per metric, read by everything else.
+"""The metric registry: every fact about a metric, declared once, in its :class:`MetricSpec`.
 
-Every metric the package computes is declared here once, as a
-:class:`MetricSpec`: its canonical name, its aliases (including the names
-trec_eval and ir_measures use), its family, whether it takes a cutoff ``k``
-and which other parameters it takes, its direction, and what it needs to be
-computed (relevance judgements, a reference answer, an LLM judge). The batch
-engine (:mod:`ragworkbook.metrics.batch`), the generation metrics, the judged
-metrics, the evaluate loop, the comparison gate, the targets table, the
-widgets and every command resolve metric names through :func:`parse_metric`;
-nothing else keeps a list of metric names.
+Every metric the package computes is one :class:`MetricSpec` here: its
+canonical name, aliases (including trec_eval's and ir_measures' names), family,
+typed parameters with their defaults and choices (:class:`Param`: the cutoff
+``k``, the ``gain``, ERR's ``max_grade``, ...), direction, what it needs
+(relevance judgements, a reference answer, an LLM judge), whether it reads
+graded relevance or the count of *every* relevant document (which keyword
+relevance cannot give), whether :func:`ragworkbook.evaluation.evaluate.evaluate`
+computes it by default, how its per-query values aggregate (mean, geometric
+mean, sum) and, for retrieval metrics, its trec_eval name and the trec_eval
+measure sets it belongs to. Nothing else in the package keeps a list of metric
+names or of metric facts: the engines, the evaluate loop, the comparison gate,
+the targets, the widgets and every command read them from here.
 
-The implementations live with their engines, keyed by the canonical name:
-retrieval kernels in :data:`ragworkbook.metrics.batch.KERNELS`, generation
-scorers in :data:`ragworkbook.metrics.generation.SCORERS`, judged metrics in
-:data:`ragworkbook.judging.metrics.METRICS` (a test checks that the three
-tables and this registry name the same metrics). Adding a retrieval metric is
-one kernel, one :class:`MetricSpec` below, and its tests.
+A parsed metric is a :class:`Metric`: the spec with every parameter bound
+(those not given take the spec's default) and the text the user wrote. The
+engines receive :class:`Metric` objects and call the metric's implementation
+with its bound parameters as keyword arguments.
 
 Names
 -----
-A metric name is ``base`` or ``base@k`` (also ``base_k``, ``base.k`` and
-trec_eval's ``ndcg_cut_10``); ``base`` is matched case-insensitively against
-the canonical names and aliases. The parsed :class:`Metric` remembers the
-text the user wrote (:attr:`Metric.name`) and prints it: ``ir-eval --metric
-ndcg_cut_10`` answers ``ndcg_cut_10``, ``--metric nDCG@10`` answers
-``nDCG@10``. Two names for the same metric and cutoff are the same metric
-(:attr:`Metric.key`, e.g. ``ndcg@10``): the first spelling asked for is kept.
+``base``, ``base@x`` (also ``base_x``, ``base.x`` and trec_eval's
+``ndcg_cut_10``) where ``x`` binds the spec's first parameter (the cutoff ``k``
+of P@k; ``level`` of ``iprec_at_recall@0.5``), then optionally other
+parameters in parentheses: ``ndcg@10(gain=exponential)``,
+``err(max_grade=3)@20``. ``base`` is matched case-insensitively against the
+canonical names and aliases. :attr:`Metric.name` is the text as written
+(``ir-eval --metric ndcg_cut_10`` answers ``ndcg_cut_10``); :attr:`Metric.key`
+the canonical spelling with every parameter that differs from its default
+(``ndcg@10``, ``ndcg@10(gain=exponential)``). Two spellings of the same metric
+with the same parameters are the same metric: the first one asked for is kept.
+trec_eval's own measure syntax (``-m P.5,10``, ``all_trec``) is read by
+:mod:`ragworkbook.metrics.trec_names`.
+
+Adding a metric
+---------------
+One :class:`MetricSpec` in :data:`_SPECS` (or, from outside the package, a call
+of :func:`register`) and one implementation in its family's table, keyed by
+the canonical name:
+
+- retrieval: a kernel in :data:`ragworkbook.metrics.kernels.KERNELS`,
+  ``(ranked, **params) -> one float per query`` over
+  :class:`ragworkbook.metrics.ranked.Ranked` (the rank-ordered grades of every
+  query); declare ``graded=True`` if it reads the grades, not only relevant /
+  not relevant, and ``all_relevant=True`` if it needs the number of relevant
+  documents of the query (recall, NDCG, AP: keyword relevance cannot give it);
+- generation: a scorer in :data:`ragworkbook.metrics.generation.SCORERS`,
+  ``(answers, references) -> one float per answer``;
+- judged: an async function in :data:`ragworkbook.judging.metrics.METRICS`
+  (``derived_from=`` instead, for a metric computed from another's judgments).
+
+Each parameter is a :class:`Param` (name, type, default, choices, bounds, one
+line of documentation): it is checked when a name is parsed, bound into the
+:class:`Metric` and shown in its key when not the default. No other file
+changes: ``ir-eval``, ``eval``, ``compare``, the targets and the widgets all
+find the new metric through :func:`parse_metric`. A test
+(``tests/metrics/test_registry.py``) checks that each family's table and the
+registry name the same metrics.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "FAMILIES",
     "NEEDS",
+    "AGGREGATES",
+    "Param",
+    "TrecName",
     "MetricSpec",
     "Metric",
     "REGISTRY",
@@ -46,30 +83,141 @@ __all__ = [
     "parse_metrics",
     "find_metric",
     "known_names",
+    "register",
+    "registered",
 ]
 
 #: The three families of metrics.
 FAMILIES = ("retrieval", "generation", "judged")
-#: What a metric can need: relevance judgements (qrels), a reference answer, an LLM judge.
-NEEDS = ("relevance", "reference", "judge")
-_CUTOFFS = ("required", "optional", "none")
+#: What a metric can need: relevance judgements (qrels), a reference answer, an LLM judge, the retrieved
+#: contexts (their texts for a judge or a keyword, their ids for relevance by id).
+NEEDS = ("relevance", "reference", "judge", "contexts")
+#: How per-query values become one figure: their mean; their geometric mean (trec_eval's gm_map,
+#: with per-query values floored at 1e-5); their sum (trec_eval's num_ret); none (a per-query string).
+AGGREGATES = ("mean", "geometric", "sum", "none")
+#: The forms a value takes when printed the trec_eval way: ``%6.4f``, an integer, a quoted string.
+VALUE_FORMS = ("float", "count", "text")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter of a metric.
+
+    ``type`` is ``int``, ``float``, ``str`` or ``tuple`` (a tuple of numbers, e.g.
+    utility's four coefficients). ``default`` is its value when not given; ``None``
+    means "not set" (a cutoff ``k`` of None = the whole ranking). ``required``: the
+    metric cannot be computed without it (P@k). ``choices``: the only values
+    accepted (``gain``). ``low`` / ``high``: inclusive bounds of a number.
+    """
+
+    name: str
+    type: type
+    default: Any = None
+    doc: str = ""
+    choices: tuple[Any, ...] = ()
+    required: bool = False
+    low: float | None = None
+    high: float | None = None
+
+    def check(self, value: Any, shown: str) -> Any:
+        """``value`` converted to the parameter's type, or ValueError naming the metric ``shown``."""
+        if value is None:
+            return None
+        try:
+            if self.type is tuple:
+                items = value.split(",") if isinstance(value, str) else list(value)
+                v: Any = tuple(float(x) for x in items)
+            elif self.type is int:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise ValueError
+                v = int(value) if not isinstance(value, str) else int(value.strip())
+            elif self.type is float:
+                if isinstance(value, bool):
+                    raise ValueError
+                v = float(value)
+                if not math.isfinite(v):
+                    raise ValueError
+            else:
+                v = str(value).strip()
+        except (TypeError, ValueError):
+            raise ValueError(f"metric {shown!r}: {self.name} must be {_type_word(self.type)}, "
+                             f"got {value!r}") from None
+        if self.choices and v not in self.choices:
+            raise ValueError(f"metric {shown!r}: {self.name} must be one of "
+                             f"{', '.join(map(str, self.choices))}; got {v!r}")
+        if self.low is not None and not v >= self.low:
+            what = "the cutoff k" if self.name == "k" else self.name
+            raise ValueError(f"metric {shown!r}: {what} must be >= {self.low:g}, got {v!r}")
+        if self.high is not None and not v <= self.high:
+            raise ValueError(f"metric {shown!r}: {self.name} must be <= {self.high:g}, got {v!r}")
+        return v
+
+
+def _type_word(t: type) -> str:
+    return {int: "a whole number", float: "a finite number", tuple: "numbers separated by commas"}.get(
+        t, "text")
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """How trec_eval names a retrieval metric.
+
+    ``name`` is trec_eval's measure (``"P"``, ``"ndcg_cut"``); ``param`` the spec
+    parameter its ``.x,y`` list sets (``"k"``; None: the measure takes none, or takes
+    its parameters as one string, ``text``); ``defaults`` the values trec_eval
+    computes when none are given (P: 5, 10, 15, 20, 30, 100, 200, 500, 1000);
+    ``shown`` how a value of ``param`` is printed in the measure's name (``"{:d}"``:
+    ``P_5``; ``"{:3.2f}"``: ``iprec_at_recall_0.10``). ``text``: the parameter
+    that receives trec_eval's parameter string whole (``utility.2,-1,0,0``: printed
+    ``utility_2,-1,0,0``). ``pairs``: the parameter string is ``name=value`` pairs
+    setting the spec's parameters of those names (``rbp.p=0.8``). ``sets``: the
+    trec_eval measure sets (``-m official``, ``-m all_trec``) that include it.
+    """
+
+    name: str
+    param: str | None = None
+    defaults: tuple[Any, ...] = ()
+    shown: str = "{}"
+    text: str | None = None
+    pairs: bool = False
+    sets: frozenset[str] = frozenset()
+
+
+def _t(*args: Any, **kw: Any) -> tuple[TrecName, ...]:
+    return (TrecName(*args, **kw),)
+
+
+_CUTOFF = Param("k", int, None, "the cutoff: only the first k documents of the ranking count "
+                "(None: all of them)", low=1)
+_REQUIRED_CUTOFF = Param("k", int, None, "the cutoff: the first k documents of the ranking", required=True,
+                         low=1)
+_GAINS = Param("gains", str, None, "trec_eval's gain table: grade=gain pairs, e.g. 1=3,2=9 (grades not "
+                "listed keep their grade as gain)")
+_GAIN = Param("gain", str, "linear", "gain of a grade: linear = grade (trec_eval ndcg), exponential = "
+              "2^grade - 1 (ranx ndcg_burges)", choices=("linear", "exponential"))
 
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """The declaration of one metric.
+    """The declaration of one metric: every fact about it.
 
     ``name`` is canonical (``"ndcg"``); ``title`` the name as printed in prose
     (``"NDCG@k"``); ``definition`` one line stating it. ``aliases`` are other
-    accepted spellings (lower case); ``trec_eval`` the trec_eval measure name
-    (``"ndcg_cut"`` for NDCG with a cutoff, ``"ndcg"`` without), when trec_eval
-    has it. ``cutoff``: ``"required"`` (P@k), ``"optional"`` (mrr or mrr@k) or
-    ``"none"``. ``params``: other parameters the engine reads (``"gain"``,
-    ``"max_grade"``). ``higher_is_better`` gives the direction the comparison
-    gate and the targets use. ``needs`` lists what must be given to compute it.
-    ``scale`` is its range. ``default``: computed by
+    accepted spellings (lower case). ``params``: its typed parameters, the first one
+    set by ``name@x``. ``higher_is_better`` gives the direction the comparison gate
+    and the targets use. ``needs`` lists what must be given to compute it.
+    ``graded``: it reads the relevance grades themselves (DCG, NDCG, ERR), not only
+    relevant / not relevant. ``all_relevant``: it needs the number (or grades) of
+    every relevant document of the query, not only of the retrieved ones (recall,
+    NDCG, AP), so keyword relevance, which judges only the retrieved contexts,
+    cannot give it. ``scale`` is its range. ``default``: computed by
     :func:`ragworkbook.evaluation.evaluate.evaluate` when no metric is named and
-    its needs are met. ``derived_from``: the metric it is computed from.
+    its needs are met. ``derived_from``: the metric whose judgments it is computed
+    from (hallucination from faithfulness). ``aggregate`` (:data:`AGGREGATES`) and
+    ``value`` (:data:`VALUE_FORMS`): how per-query values are summarised and
+    printed; ``per_query``: False when only the summary is meaningful (trec_eval's
+    gm_map). ``trec``: its trec_eval names (:class:`TrecName`: ``map`` is trec_eval's
+    ``map`` without a cutoff and ``map_cut`` with one), if trec_eval has it.
     """
 
     name: str
@@ -77,45 +225,89 @@ class MetricSpec:
     title: str
     definition: str
     aliases: tuple[str, ...] = ()
-    trec_eval: str | None = None
-    cutoff: str = "none"
-    params: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
     higher_is_better: bool = True
     needs: frozenset[str] = field(default_factory=frozenset)
+    graded: bool = False
+    all_relevant: bool = False
     scale: tuple[float, float] = (0.0, 1.0)
     default: bool = False
     derived_from: str | None = None
+    aggregate: str = "mean"
+    value: str = "float"
+    per_query: bool = True
+    trec: tuple[TrecName, ...] = ()
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ValueError(f"{self.name}: family must be one of {FAMILIES}, got {self.family!r}")
-        if self.cutoff not in _CUTOFFS:
-            raise ValueError(f"{self.name}: cutoff must be one of {_CUTOFFS}, got {self.cutoff!r}")
         unknown = set(self.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"{self.name}: unknown needs {sorted(unknown)}")
+        if self.aggregate not in AGGREGATES:
+            raise ValueError(f"{self.name}: aggregate must be one of {AGGREGATES}, got {self.aggregate!r}")
+        if self.value not in VALUE_FORMS:
+            raise ValueError(f"{self.name}: value must be one of {VALUE_FORMS}, got {self.value!r}")
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: two parameters share a name: {names}")
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name``, or None."""
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def cutoff(self) -> str:
+        """``"required"`` (P@k), ``"optional"`` (mrr or mrr@k) or ``"none"``: how it takes a cutoff ``k``."""
+        k = self.param("k")
+        return "none" if k is None else ("required" if k.required else "optional")
+
+    def bind(self, label: str = "", defaults: Mapping[str, Any] | None = None, **values: Any) -> Metric:
+        """This metric with ``values`` bound (checked); every other parameter takes ``defaults`` (for the
+        parameters it has: evaluation-wide values such as ``gain``) or else its spec's default."""
+        return _bind(self, values, label, defaults or {})
 
     def with_k(self, k: int | None) -> Metric:
         """This metric at cutoff ``k`` (validated like a parsed name)."""
-        return _make(self, k, None)
+        return self.bind(k=k) if self.param("k") is not None or k is not None else self.bind()
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric with its cutoff, as asked for: ``spec``, ``k`` and the ``label`` written.
+    """A metric as asked for: its ``spec``, every parameter bound (``params``, in the spec's
+    order) and the ``label`` written.
 
-    Equality and hashing use ``spec`` and ``k`` only: ``P@3`` and
-    ``precision@3`` are the same metric.
+    Equality and hashing use ``spec`` and ``params`` only: ``P@3`` and ``precision@3``
+    are the same metric; ``ndcg@3`` with the linear and with the exponential gain are not.
     """
 
     spec: MetricSpec
-    k: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
     label: str = field(default="", compare=False)
 
     @property
+    def kwargs(self) -> dict[str, Any]:
+        """The bound parameters as keyword arguments of the metric's implementation."""
+        return dict(self.params)
+
+    @property
+    def k(self) -> int | None:
+        """The cutoff, when the metric takes one (None: the whole ranking, or no cutoff)."""
+        return dict(self.params).get("k")
+
+    @property
     def key(self) -> str:
-        """The canonical name with the cutoff: ``precision@3``, ``mrr``, ``ndcg@10``."""
-        return self.spec.name if self.k is None else f"{self.spec.name}@{self.k}"
+        """The canonical spelling: ``precision@3``, ``mrr``, ``ndcg@10(gain=exponential)``: the first
+        parameter after ``@``, the others in parentheses when they differ from their defaults."""
+        first, rest = None, []
+        for i, (name, value) in enumerate(self.params):
+            p = self.spec.params[i]
+            if i == 0 and p.name == "k" or (i == 0 and p.required):
+                first = value
+            elif value != p.default:
+                rest.append(f"{name}={_show(value)}")
+        text = self.spec.name if first is None else f"{self.spec.name}@{_show(first)}"
+        return text + (f"({','.join(rest)})" if rest else "")
 
     @property
     def name(self) -> str:
@@ -124,7 +316,7 @@ class Metric:
 
     @property
     def kind(self) -> str:
-        """The canonical name without the cutoff (``"ndcg"``)."""
+        """The canonical name without parameters (``"ndcg"``): the key of its implementation."""
         return self.spec.name
 
     @property
@@ -140,108 +332,275 @@ class Metric:
     def __str__(self) -> str:
         return self.name
 
+    def __repr__(self) -> str:
+        return f"Metric({self.key!r})" if not self.label or self.label == self.key else (
+            f"Metric({self.key!r}, label={self.label!r})")
 
-def _rel(*needs: str) -> frozenset[str]:
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _bind(spec: MetricSpec, given: Mapping[str, Any], label: str, defaults: Mapping[str, Any]) -> Metric:
+    """Check ``given`` against ``spec``'s parameters; the others take ``defaults`` (evaluation-wide
+    values such as ``gain=``) when the spec has them, else the spec's own defaults."""
+    shown = label or spec.name
+    unknown = [n for n in given if spec.param(n) is None]
+    if unknown:
+        if unknown == ["k"]:
+            hint = " (its cutoff is R)" if spec.name == "r_precision" else ""
+            raise ValueError(f"metric {shown!r}: {spec.name} takes no cutoff{hint}; write {spec.name!r}")
+        takes = ", ".join(p.name for p in spec.params) or "none"
+        raise ValueError(f"metric {shown!r}: {spec.name} has no parameter {unknown[0]!r} (its parameters: "
+                         f"{takes})")
+    bound = []
+    for p in spec.params:
+        if p.name in given:
+            value = p.check(given[p.name], shown)
+        else:
+            value = p.check(defaults[p.name], shown) if defaults.get(p.name) is not None else p.default
+        if value is None and p.required:
+            example = f"{spec.name}@10" if p.name == "k" else f"{spec.name}({p.name}=...)"
+            raise ValueError(f"metric {shown!r} needs a cutoff, e.g. '{example}'" if p.name == "k" else
+                             f"metric {shown!r} needs its parameter {p.name}, e.g. '{example}'")
+        bound.append((p.name, value))
+    return Metric(spec, tuple(bound), label)
+
+
+def _relevance(all_relevant: bool = False, graded: bool = False) -> dict[str, Any]:
+    """What a retrieval metric needs: relevance judgements and the retrieved contexts (their ids)."""
+    return {"needs": frozenset({"relevance", "contexts"}), "all_relevant": all_relevant, "graded": graded}
+
+
+def _needs(*needs: str) -> frozenset[str]:
     return frozenset(needs)
 
 
+_OFFICIAL = frozenset({"official", "all_trec"})
+_ALL_TREC = frozenset({"all_trec"})
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _count(name: str, title: str, definition: str, trec_sets: frozenset[str], all_relevant: bool = False,
+           **kw: Any) -> MetricSpec:
+    """A count trec_eval sums over queries (num_ret, num_rel, ...)."""
+    return MetricSpec(name, "retrieval", title, definition, aggregate="sum", value="count",
+                      scale=(0.0, math.inf), trec=_t(name, sets=trec_sets),
+                      **_relevance(all_relevant=all_relevant), **kw)
+
+
 _SPECS: tuple[MetricSpec, ...] = (
-    # --- retrieval -------------------------------------------------------------------------
+    # --- retrieval: the workbook's metrics ------------------------------------------------
     MetricSpec("precision", "retrieval", "Precision@k",
                "relevant documents among the first k, divided by k",
-               aliases=("p", "prec"), trec_eval="P", cutoff="required", needs=_rel("relevance"),
-               default=True),
+               aliases=("p", "prec"), params=(_REQUIRED_CUTOFF,), default=True, **_relevance(),
+               trec=_t("P", "k", _CUTS, "{:d}", sets=_OFFICIAL)),
     MetricSpec("recall", "retrieval", "Recall@k",
                "relevant documents among the first k, divided by all relevant documents",
-               aliases=("r",), trec_eval="recall", cutoff="required", needs=_rel("relevance"),
-               default=True),
+               aliases=("r",), params=(_REQUIRED_CUTOFF,), default=True, **_relevance(all_relevant=True),
+               trec=_t("recall", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
     MetricSpec("hit_rate", "retrieval", "Hit Rate@k",
                "1 if any of the first k documents is relevant, else 0",
-               aliases=("hitrate", "hit", "hits", "hr"), trec_eval="success", cutoff="required",
-               needs=_rel("relevance"), default=True),
+               aliases=("hitrate", "hit", "hits", "hr"), params=(_REQUIRED_CUTOFF,), default=True,
+               **_relevance(), trec=_t("success", "k", (1, 5, 10), "{:d}", sets=_ALL_TREC)),
     MetricSpec("mrr", "retrieval", "MRR",
                "1 / rank of the first relevant document (0 if none within the cutoff); its mean is MRR",
-               aliases=("rr", "reciprocal_rank"), trec_eval="recip_rank", cutoff="optional",
-               needs=_rel("relevance"), default=True),
+               aliases=("rr", "reciprocal_rank"), params=(_CUTOFF,), default=True, **_relevance(),
+               trec=_t("recip_rank", sets=_OFFICIAL)),
     MetricSpec("map", "retrieval", "MAP",
                "mean of Precision@i over the ranks i of the relevant documents, divided by all relevant",
-               aliases=("ap", "average_precision"), trec_eval="map", cutoff="optional",
-               needs=_rel("relevance")),
+               aliases=("ap", "average_precision"), params=(_CUTOFF,), **_relevance(all_relevant=True),
+               trec=(TrecName("map", sets=_OFFICIAL),
+                     TrecName("map_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
     MetricSpec("r_precision", "retrieval", "R-precision",
                "Precision@R, R = the number of relevant documents of the query",
-               aliases=("rprec", "r-precision"), trec_eval="Rprec", needs=_rel("relevance")),
+               aliases=("rprec", "r-precision"), **_relevance(all_relevant=True),
+               trec=_t("Rprec", sets=_OFFICIAL)),
     MetricSpec("dcg", "retrieval", "DCG@k",
                "sum of gain(grade) / log2(rank + 1) over the first k",
-               trec_eval=None, cutoff="optional", params=("gain",), needs=_rel("relevance"),
-               scale=(0.0, float("inf"))),
+               params=(_CUTOFF, _GAIN), scale=(0.0, math.inf), **_relevance(graded=True)),
     MetricSpec("ndcg", "retrieval", "NDCG@k",
                "DCG@k divided by the DCG@k of the ideal ranking of every judged document",
-               trec_eval="ndcg", cutoff="optional", params=("gain",), needs=_rel("relevance"),
-               default=True),
+               params=(_CUTOFF, _GAIN,
+                       Param("gains", str, None, "trec_eval's gain table: grade=gain pairs, e.g. 1=3,2=9 "
+                             "(grades not listed keep their grade as gain)")),
+               default=True, **_relevance(all_relevant=True, graded=True),
+               trec=(TrecName("ndcg", text="gains", sets=_ALL_TREC),
+                     TrecName("ndcg_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
     MetricSpec("err", "retrieval", "ERR@k",
                "expected reciprocal rank (Chapelle et al. 2009): sum over ranks r of "
                "R_r / r * prod_{i<r} (1 - R_i), R = (2^grade - 1) / 2^max_grade",
-               aliases=("expected_reciprocal_rank",), cutoff="optional", params=("max_grade",),
-               needs=_rel("relevance")),
+               aliases=("expected_reciprocal_rank",),
+               params=(_CUTOFF, Param("max_grade", float, 4.0, "the top grade of the relevance scale "
+                                      "(4: the TREC Web track's 0-4 scale, gdeval.pl's MAX_JUDGMENT)",
+                                      low=1e-300)),
+               **_relevance(graded=True)),
+    # --- retrieval: the rest of trec_eval's measures (-m all_trec), in trec_eval's order ---
+    _count("num_q", "number of queries", "the number of queries evaluated (1 per query, summed)", _OFFICIAL,
+           per_query=False),
+    _count("num_ret", "retrieved documents", "documents retrieved for the query (after -M)", _OFFICIAL),
+    _count("num_rel", "relevant documents", "relevant documents of the query in the qrels", _OFFICIAL,
+           all_relevant=True),
+    _count("num_rel_ret", "relevant retrieved", "relevant documents retrieved", _OFFICIAL),
+    MetricSpec("gm_map", "retrieval", "GM-MAP",
+               "average precision, averaged over queries by the geometric mean (values below 1e-5 count "
+               "as 1e-5)", aggregate="geometric", per_query=False, **_relevance(all_relevant=True),
+               trec=_t("gm_map", sets=_OFFICIAL)),
+    MetricSpec("bpref", "retrieval", "bpref",
+               "binary preference (Buckley & Voorhees 2004): 1 - (judged non-relevant documents above "
+               "each relevant one, at most R) / min(R, judged non-relevant), averaged over the R relevant",
+               **_relevance(all_relevant=True), trec=_t("bpref", sets=_OFFICIAL)),
+    MetricSpec("iprec_at_recall", "retrieval", "interpolated precision at recall",
+               "the highest precision at any rank where recall >= level (trec_eval's 11-point curve)",
+               params=(Param("level", float, None, "the recall level, 0 to 1", required=True, low=0.0,
+                             high=1.0),),
+               **_relevance(all_relevant=True),
+               trec=_t("iprec_at_recall", "level", _RECALL_LEVELS, "{:3.2f}", sets=_OFFICIAL)),
+    MetricSpec("relstring", "retrieval", "relevance string",
+               "the grades of the first k documents as characters: the grade 0-9, '>' above 9, '-' not "
+               "judged, '.' in the pool but unjudged", aggregate="none", value="text",
+               params=(Param("k", int, 10, "how many ranks", low=0),), **_relevance(),
+               trec=_t("relstring", text="k", sets=_ALL_TREC)),
+    MetricSpec("infap", "retrieval", "infAP",
+               "inferred average precision (Yilmaz & Aslam 2006) for a sampled pool (negative grades: "
+               "pooled, not judged)", **_relevance(all_relevant=True),
+               trec=_t("infAP", sets=_ALL_TREC)),
+    MetricSpec("gm_bpref", "retrieval", "GM-bpref", "bpref averaged by the geometric mean",
+               aggregate="geometric", per_query=False, **_relevance(all_relevant=True),
+               trec=_t("gm_bpref", sets=_ALL_TREC)),
+    MetricSpec("rprec_mult", "retrieval", "R-precision at a multiple of R",
+               "precision at rank ceil(mult x R - 0.1) (trec_eval's Rprec_mult)",
+               params=(Param("mult", float, None, "the multiple of R", required=True, low=0.0),),
+               **_relevance(all_relevant=True),
+               trec=_t("Rprec_mult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                             "{:3.2f}", sets=_ALL_TREC)),
+    MetricSpec("utility", "retrieval", "utility",
+               "a x relevant retrieved + b x non-relevant retrieved + c x relevant missed + d x "
+               "non-relevant missed (trec_eval; d needs the collection size, taken as 0)",
+               params=(Param("coefficients", tuple, (1.0, -1.0, 0.0, 0.0), "a, b, c, d"),),
+               scale=(-math.inf, math.inf), **_relevance(all_relevant=True),
+               trec=_t("utility", text="coefficients", sets=_ALL_TREC)),
+    MetricSpec("11pt_avg", "retrieval", "11-point average precision",
+               "the mean of the interpolated precision at the recall levels (0, 0.1, ..., 1)",
+               aliases=("eleven_point_average",),
+               params=(Param("levels", tuple, _RECALL_LEVELS, "the recall levels"),),
+               **_relevance(all_relevant=True),
+               trec=_t("11pt_avg", text="levels", sets=_ALL_TREC)),
+    MetricSpec("bing", "retrieval", "binary G", "trec_eval's binG: sum over relevant retrieved documents of "
+               "1 / log2(2 + non-relevant above it), divided by R", **_relevance(all_relevant=True),
+               trec=_t("binG", sets=_ALL_TREC)),
+    MetricSpec("g", "retrieval", "G", "trec_eval's G: gain discounted by log2 of the cost so far, over the "
+               "ideal gain", params=(_GAINS,),
+               **_relevance(all_relevant=True, graded=True), trec=_t("G", text="gains", sets=_ALL_TREC)),
+    MetricSpec("ndcg_rel", "retrieval", "NDCG averaged over relevant documents",
+               "NDCG at each relevant document's rank, summed, divided by R (trec_eval's ndcg_rel)",
+               params=(_GAINS,),
+               **_relevance(all_relevant=True, graded=True),
+               trec=_t("ndcg_rel", text="gains", sets=_ALL_TREC)),
+    MetricSpec("rndcg", "retrieval", "R-NDCG", "NDCG at rank R, R = the number of relevant documents "
+               "(trec_eval's Rndcg)", params=(_GAINS,),
+               **_relevance(all_relevant=True, graded=True),
+               trec=_t("Rndcg", text="gains", sets=_ALL_TREC)),
+    MetricSpec("relative_p", "retrieval", "relative precision",
+               "relevant among the first k divided by min(k, R)", params=(_REQUIRED_CUTOFF,),
+               **_relevance(all_relevant=True),
+               trec=_t("relative_P", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
+    MetricSpec("set_p", "retrieval", "set precision", "relevant retrieved / retrieved (the whole ranking "
+               "as a set)", **_relevance(), trec=_t("set_P", sets=_ALL_TREC)),
+    MetricSpec("set_relative_p", "retrieval", "set relative precision",
+               "relevant retrieved / min(retrieved, R)", **_relevance(all_relevant=True),
+               trec=_t("set_relative_P", sets=_ALL_TREC)),
+    MetricSpec("set_recall", "retrieval", "set recall", "relevant retrieved / R",
+               **_relevance(all_relevant=True), trec=_t("set_recall", sets=_ALL_TREC)),
+    MetricSpec("set_map", "retrieval", "set MAP", "set precision x set recall",
+               **_relevance(all_relevant=True), trec=_t("set_map", sets=_ALL_TREC)),
+    MetricSpec("set_f", "retrieval", "set F", "F-measure of set precision and set recall, weight beta",
+               params=(Param("beta", float, 1.0, "the weight of recall", low=0.0),),
+               **_relevance(all_relevant=True), trec=_t("set_F", text="beta", sets=_ALL_TREC)),
+    _count("num_nonrel_judged_ret", "judged non-relevant retrieved",
+           "retrieved documents judged non-relevant", _ALL_TREC),
+    MetricSpec("rbp", "retrieval", "rank-biased precision",
+               "(1 - p) x sum over relevant ranks r of p^(r-1) (Moffat & Zobel 2008)",
+               params=(Param("p", float, 0.9, "the persistence", low=0.0, high=1.0),),
+               **_relevance(), trec=_t("rbp", pairs=True, sets=_ALL_TREC)),
+    MetricSpec("rbp_resid", "retrieval", "RBP residual",
+               "rank-biased precision plus the weight of the unjudged documents and of the ranks after the "
+               "last (its upper bound)", params=(Param("p", float, 0.9, "the persistence", low=0.0,
+                                                       high=1.0),),
+               **_relevance(), trec=_t("rbp_resid", pairs=True, sets=_ALL_TREC)),
+    MetricSpec("unj", "retrieval", "unjudged@k", "share of the first k documents with no judgement",
+               params=(_REQUIRED_CUTOFF,), higher_is_better=False, **_relevance(),
+               trec=_t("unj", "k", (5, 10, 20), "{:d}", sets=_ALL_TREC)),
     # --- generation (reference-based) ------------------------------------------------------
     MetricSpec("bleu", "generation", "BLEU", "sacrebleu sentence BLEU of the answer against the reference",
-               aliases=("sacrebleu",), needs=_rel("reference"), scale=(0.0, 100.0), default=True),
+               aliases=("sacrebleu",), needs=_needs("reference"), scale=(0.0, 100.0), default=True),
     MetricSpec("rouge_l", "generation", "ROUGE-L", "ROUGE-L F-measure (longest common subsequence, stemmed)",
-               aliases=("rougel", "rouge-l"), needs=_rel("reference"), default=True),
+               aliases=("rougel", "rouge-l"), needs=_needs("reference"), default=True),
+    # --- ROUGE-1 / ROUGE-2 (added by EXERCISES, issue 19; not computed by default) --------------
+    MetricSpec("rouge_1", "generation", "ROUGE-1", "ROUGE-1 F-measure (unigram overlap, stemmed)",
+               aliases=("rouge1", "rouge-1"), needs=_needs("reference")),
+    MetricSpec("rouge_2", "generation", "ROUGE-2", "ROUGE-2 F-measure (bigram overlap, stemmed)",
+               aliases=("rouge2", "rouge-2"), needs=_needs("reference")),
+    # --- end of the ROUGE-1 / ROUGE-2 block ------------------------------------------------------
     MetricSpec("meteor", "generation", "METEOR", "NLTK METEOR with WordNet synonyms",
-               needs=_rel("reference"), default=True),
+               needs=_needs("reference"), default=True),
     MetricSpec("embedding_similarity", "generation", "embedding similarity",
                "cosine of the MiniLM embeddings of answer and reference",
-               aliases=("semantic_similarity", "cosine"), needs=_rel("reference"), scale=(-1.0, 1.0),
+               aliases=("semantic_similarity", "cosine"), needs=_needs("reference"), scale=(-1.0, 1.0),
                default=True),
     MetricSpec("bertscore_f1", "generation", "BERTScore F1",
                "BERTScore F1 on the local MiniLM (no baseline rescaling)",
-               aliases=("bertscore",), needs=_rel("reference")),
+               aliases=("bertscore",), needs=_needs("reference")),
     MetricSpec("exact_match", "generation", "exact match",
                "1 if the SQuAD-normalised answer equals the normalised reference",
-               aliases=("em",), needs=_rel("reference")),
+               aliases=("em",), needs=_needs("reference")),
     MetricSpec("token_f1", "generation", "token F1",
                "SQuAD token F1: harmonic mean of bag-of-token precision and recall",
-               aliases=("f1",), needs=_rel("reference"), default=True),
+               aliases=("f1",), needs=_needs("reference"), default=True),
     # --- judged ---------------------------------------------------------------------------
     MetricSpec("faithfulness", "judged", "faithfulness",
                "claims of the answer supported by the retrieved context / all claims",
-               aliases=("groundedness",), needs=_rel("judge"), default=True),
+               aliases=("groundedness",), needs=_needs("judge", "contexts"), default=True),
     MetricSpec("answer_relevancy", "judged", "answer relevancy",
                "mean cosine of questions generated back from the answer to the question; 0 if noncommittal",
-               aliases=("answer_relevance",), needs=_rel("judge"), default=True),
+               aliases=("answer_relevance",), needs=_needs("judge"), default=True),
     MetricSpec("context_precision", "judged", "context precision",
                "position-weighted precision of chunks judged useful for the reference answer",
-               aliases=("context_precision_with_reference",), needs=_rel("judge", "reference"),
+               aliases=("context_precision_with_reference",), needs=_needs("judge", "reference", "contexts"),
                default=True),
     MetricSpec("context_precision_without_reference", "judged", "context precision (no reference)",
                "position-weighted precision of chunks judged useful for the system's answer",
-               needs=_rel("judge")),
+               needs=_needs("judge", "contexts")),
     MetricSpec("context_recall", "judged", "context recall",
                "sentences of the reference attributable to the retrieved context / all sentences",
-               needs=_rel("judge", "reference"), default=True),
+               needs=_needs("judge", "reference", "contexts"), default=True),
     MetricSpec("context_relevance", "judged", "context relevance",
                "mean of per-chunk relevance verdicts against the question (the triad's first leg)",
-               needs=_rel("judge")),
+               needs=_needs("judge", "contexts")),
     MetricSpec("completeness", "judged", "completeness",
                "relevant context sentences the answer uses / relevant context sentences",
-               needs=_rel("judge")),
+               needs=_needs("judge", "contexts")),
     MetricSpec("utilization", "judged", "utilization",
                "context sentences the answer uses / all context sentences",
-               aliases=("context_utilization",), needs=_rel("judge")),
+               aliases=("context_utilization",), needs=_needs("judge", "contexts")),
     MetricSpec("nli_faithfulness", "judged", "NLI faithfulness",
                "claims of the answer the context entails / all claims (entailment/contradiction/neutral)",
-               aliases=("nli_entailment",), needs=_rel("judge")),
+               aliases=("nli_entailment",), needs=_needs("judge", "contexts")),
     MetricSpec("nli_contradiction", "judged", "NLI contradiction rate",
                "claims of the answer the context contradicts / all claims",
-               aliases=("contradiction_rate",), higher_is_better=False, needs=_rel("judge")),
+               aliases=("contradiction_rate",), higher_is_better=False, needs=_needs("judge", "contexts")),
     MetricSpec("questeval", "judged", "QuestEval-style precision",
                "mean token F1 of the answer's own answers to questions generated from it and the answers "
                "read from the context",
-               aliases=("questeval_precision",), needs=_rel("judge")),
+               aliases=("questeval_precision",), needs=_needs("judge", "contexts")),
     MetricSpec("hallucination", "judged", "hallucination",
                "1 when faithfulness < 1 (at least one unsupported claim); its mean is the hallucination rate",
-               aliases=("hallucination_rate",), higher_is_better=False, needs=_rel("judge"),
+               aliases=("hallucination_rate",), higher_is_better=False, needs=_needs("judge", "contexts"),
                default=True, derived_from="faithfulness"),
     # --- JUDGE (issue 18): the deterministic, reference-free faithfulness signal ---------------
     # Scorer: ragworkbook.metrics.support (through ragworkbook.judging.metrics.METRICS, computed
@@ -249,35 +608,79 @@ _SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("word_support", "judged", "word support",
                "content words of the answer found in the retrieved context (stemmed) / content words of the "
                "answer; no LLM",
-               aliases=("content_word_support", "word-support")),
+               aliases=("content_word_support", "word-support"), needs=_needs("contexts")),
     # --- end JUDGE -----------------------------------------------------------------------------
 )
 
 #: Canonical name -> spec, in declaration order (the order reports list metrics in).
-REGISTRY: dict[str, MetricSpec] = {s.name: s for s in _SPECS}
+REGISTRY: dict[str, MetricSpec] = {}
+_ALIASES: dict[str, MetricSpec] = {}
 
 
-def _build_aliases() -> dict[str, MetricSpec]:
-    table: dict[str, MetricSpec] = {}
-    for spec in _SPECS:
-        names = {spec.name, *spec.aliases}
-        if spec.trec_eval:
-            names |= {spec.trec_eval.lower(), f"{spec.trec_eval.lower()}_cut"}
-        for n in names:
-            other = table.get(n.lower())
-            if other is not None and other is not spec:
-                raise ValueError(f"metric alias {n!r} names both {other.name} and {spec.name}")
-            table[n.lower()] = spec
-    return table
+def _names_of(spec: MetricSpec) -> set[str]:
+    names = {spec.name, *spec.aliases}
+    for tn in spec.trec:
+        names.add(tn.name)
+        if tn.param == "k" and tn.name.endswith("_cut"):
+            names.add(tn.name[: -len("_cut")])
+    return {n.lower() for n in names}
 
 
-_ALIASES = _build_aliases()
-# base, then an optional cutoff written @k, _k, .k or trec_eval's _cut_k
-_NAME_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_\-]*?)(?:_cut)?(?:\s*[@_.]\s*(\d+))?\s*$")
+def _add(spec: MetricSpec) -> None:
+    names = _names_of(spec)
+    for n in names:
+        other = _ALIASES.get(n)
+        if other is not None and other is not spec:
+            raise ValueError(f"metric alias {n!r} names both {other.name} and {spec.name}")
+    if spec.name in REGISTRY:
+        raise ValueError(f"a metric called {spec.name!r} is already registered")
+    REGISTRY[spec.name] = spec
+    for n in names:
+        _ALIASES[n] = spec
+
+
+for _spec in _SPECS:
+    _add(_spec)
+
+
+def register(spec: MetricSpec) -> MetricSpec:
+    """Add ``spec`` to the registry (its implementation goes into its family's table, see the module
+    docstring). ValueError when its name or an alias is taken."""
+    _add(spec)
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove the metric called ``name`` (a test fixture's, registered with :func:`register`)."""
+    spec = REGISTRY.pop(name)
+    for n in _names_of(spec):
+        if _ALIASES.get(n) is spec:
+            del _ALIASES[n]
+
+
+@contextmanager
+def registered(spec: MetricSpec, table: dict[str, Callable[..., Any]] | None = None,
+               implementation: Callable[..., Any] | None = None) -> Iterator[MetricSpec]:
+    """Register ``spec`` (and put ``implementation`` into ``table`` under its name) for a ``with`` block."""
+    register(spec)
+    if table is not None:
+        table[spec.name] = implementation  # type: ignore[assignment]
+    try:
+        yield spec
+    finally:
+        unregister(spec.name)
+        if table is not None:
+            table.pop(spec.name, None)
+
+
+# base, an optional first parameter written @x, _x, .x or trec_eval's _cut_x, optional (p=v, ...) before
+# or after it
+_NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_\-]*?)(?:\((?P<pre>[^()]*)\))?(?:_cut)?"
+                      r"(?:\s*[@_.]\s*(?P<first>\d+(?:\.\d*)?|\.\d+))?(?:\((?P<post>[^()]*)\))?\s*$")
 
 
 def get_spec(name: str) -> MetricSpec:
-    """The spec of a metric named without a cutoff (canonical name or alias); ValueError if unknown."""
+    """The spec of a metric named without parameters (canonical name or alias); ValueError if unknown."""
     spec = _ALIASES.get(str(name).strip().lower())
     if spec is None:
         raise ValueError(_unknown(name, None))
@@ -288,14 +691,19 @@ def specs(family: str | None = None) -> list[MetricSpec]:
     """Every spec (of one family), in declaration order."""
     if family is not None and family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}: use one of {', '.join(FAMILIES)}")
-    return [s for s in _SPECS if family is None or s.family == family]
+    return [s for s in REGISTRY.values() if family is None or s.family == family]
 
 
 def known_names(family: str | None = None) -> str:
     """The metrics of ``family`` as a comma-separated list for messages (``precision@k, mrr[@k], ...``)."""
     out = []
     for s in specs(family):
-        out.append(s.name + {"required": "@k", "optional": "[@k]", "none": ""}[s.cutoff])
+        first = s.params[0] if s.params else None
+        if first is None:
+            out.append(s.name)
+        else:
+            x = "k" if first.name == "k" else first.name
+            out.append(f"{s.name}@{x}" if first.required else f"{s.name}[@{x}]")
     return ", ".join(out)
 
 
@@ -303,25 +711,28 @@ def _unknown(name: object, family: str | None) -> str:
     return f"unknown metric {name!r}; known metrics: {known_names(family)}"
 
 
-def _make(spec: MetricSpec, k: int | None, label: str | None) -> Metric:
-    shown = label or (spec.name if k is None else f"{spec.name}@{k}")
-    if k is not None:
-        if spec.cutoff == "none":
-            hint = " (its cutoff is R)" if spec.name == "r_precision" else ""
-            raise ValueError(f"metric {shown!r}: {spec.name} takes no cutoff{hint}; write {spec.name!r}")
-        if k <= 0:
-            raise ValueError(f"metric {shown!r}: the cutoff k must be >= 1")
-    elif spec.cutoff == "required":
-        raise ValueError(f"metric {shown!r} needs a cutoff, e.g. '{spec.name}@10'")
-    return Metric(spec, k, label or "")
+def _assignments(text: str | None, shown: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    for part in re.split(r",(?=\s*[A-Za-z_]\w*\s*=)", text):
+        if "=" not in part:
+            raise ValueError(f"metric {shown!r}: write parameters as name=value, "
+                             "e.g. 'ndcg@10(gain=exponential)'")
+        key, value = part.split("=", 1)
+        out[key.strip()] = value.strip().strip("'\"")
+    return out
 
 
-def parse_metric(name: str | Metric, family: str | None = None) -> Metric:
+def parse_metric(name: str | Metric, family: str | None = None, *,
+                 defaults: Mapping[str, Any] | None = None) -> Metric:
     """Parse one metric name into a :class:`Metric` (see the module docstring for the syntax).
 
-    ``family`` restricts the accepted metrics (``"retrieval"`` for ``ir-eval``);
-    a metric of another family is refused with a message saying what it is.
-    ValueError for an unknown name, a missing or unexpected cutoff, or k <= 0.
+    ``family`` restricts the accepted metrics (``"retrieval"`` for ``ir-eval``); a
+    metric of another family is refused with a message saying what it is.
+    ``defaults``: values for parameters the name does not set (``{"gain":
+    "exponential"}``), used by the metrics that have them. ValueError for an unknown
+    name, a missing or unexpected parameter, or a value out of its range.
     """
     if isinstance(name, Metric):
         metric = name
@@ -330,22 +741,27 @@ def parse_metric(name: str | Metric, family: str | None = None) -> Metric:
             raise TypeError(f"a metric name must be a string like 'ndcg@10', got {name!r}")
         text = name.strip()
         spec = _ALIASES.get(text.lower())
-        k: int | None = None
+        given: dict[str, Any] = {}
         if spec is None:
             m = _NAME_RE.match(text)
             if m:
                 spec = _ALIASES.get(m.group(1).lower().rstrip("_-"))
-                k = int(m.group(2)) if m.group(2) is not None else None
+                if spec is not None:
+                    given = {**_assignments(m.group("pre"), text), **_assignments(m.group("post"), text)}
+                    if m.group("first") is not None:
+                        first = spec.params[0].name if spec.params else "k"
+                        given[first] = m.group("first")
         if spec is None:
             raise ValueError(_unknown(name, family))
-        metric = _make(spec, k, text)
+        metric = _bind(spec, given, text, defaults or {})
     if family is not None and metric.family != family:
         raise ValueError(f"metric {metric.name!r} is a {metric.family} metric; only {family} metrics "
                          f"apply here: {known_names(family)}")
     return metric
 
 
-def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | None = None) -> list[Metric]:
+def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | None = None, *,
+                  defaults: Mapping[str, Any] | None = None) -> list[Metric]:
     """Parse one name, a comma-separated string, or a list of names (each possibly
     comma-separated) into a list of :class:`Metric` without repeats (the first
     spelling of a metric is kept), in the order given. ValueError when empty."""
@@ -353,11 +769,11 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | No
         names = [names]
     out: list[Metric] = []
     for item in names:
-        parts = item.split(",") if isinstance(item, str) else [item]
+        parts = _split_names(item) if isinstance(item, str) else [item]
         for part in parts:
             if isinstance(part, str) and not part.strip():
                 continue
-            metric = parse_metric(part, family)
+            metric = parse_metric(part, family, defaults=defaults)
             if metric not in out:
                 out.append(metric)
     if not out:
@@ -365,12 +781,33 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | No
     return out
 
 
-def find_metric(metric: str, names: Iterable[str]) -> str | None:
+def _split_names(text: str) -> list[str]:
+    """Split at the commas outside parentheses: ``"ndcg@3(gain=exponential),mrr"`` is two names."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def find_metric(metric: str | Metric, names: Iterable[str]) -> str | None:
     """The entry of ``names`` that denotes the same metric as ``metric``: the same spelling,
-    else the same metric and cutoff under another spelling (``ndcg_cut_3`` finds ``ndcg@3``);
+    else the same metric and parameters under another spelling (``ndcg_cut_3`` finds ``ndcg@3``);
     None when there is none. ``metric`` must be a known name (ValueError otherwise)."""
     names = list(names)
-    if metric in names:
+    if isinstance(metric, str) and metric in names:
         return metric
-    key = parse_metric(metric).key
-    return next((n for n in names if parse_metric(n).key == key), None)
+    wanted = parse_metric(metric)
+    for n in names:
+        try:
+            if parse_metric(n) == wanted:
+                return n
+        except ValueError:
+            continue
+    return None

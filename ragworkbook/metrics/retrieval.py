@@ -1,5 +1,5 @@
 """Retrieval metrics for one query: precision, recall, hit rate, reciprocal rank,
-average precision, R-precision, DCG and NDCG.
+average precision, R-precision, cumulative gain, DCG and NDCG.
 
 Inputs
 ------
@@ -46,6 +46,8 @@ from ragworkbook._validate import check_k
 __all__ = [
     "GAINS",
     "check_gain",
+    "check_ranking",
+    "check_relevance",
     "gain_values",
     "precision_at_k",
     "recall_at_k",
@@ -53,6 +55,8 @@ __all__ = [
     "reciprocal_rank",
     "average_precision",
     "r_precision",
+    "cumulative_gain",
+    "cg_from_grades",
     "dcg_at_k",
     "ndcg_at_k",
     "dcg_from_grades",
@@ -78,7 +82,8 @@ def check_gain(gain: str) -> str:
     return gain
 
 
-def _check_ranking(ranking: Any) -> list:
+def check_ranking(ranking: Any) -> list:
+    """``ranking`` as a list of document ids in rank order; TypeError / ValueError naming the problem."""
     if isinstance(ranking, (str, bytes)):
         raise TypeError(
             f"ranking must be a sequence of document ids in rank order, got the string {ranking!r}; "
@@ -104,8 +109,8 @@ def _check_ranking(ranking: Any) -> list:
     return list(ranking)
 
 
-def _check_relevance(relevance: Any) -> dict:
-    """``relevance`` as a dict doc -> float grade."""
+def check_relevance(relevance: Any) -> dict:
+    """``relevance`` (a mapping doc -> grade, or a collection of relevant ids) as a dict doc -> grade."""
     if isinstance(relevance, (str, bytes)):
         raise TypeError(
             f"relevant must be a mapping doc -> grade or a collection of ids, got the string {relevance!r}"
@@ -129,8 +134,8 @@ def _check_relevance(relevance: Any) -> dict:
 
 
 def _prepare(ranking: Any, relevance: Any, k: Any, optional_k: bool = False):
-    ranking = _check_ranking(ranking)
-    rel = _check_relevance(relevance)
+    ranking = check_ranking(ranking)
+    rel = check_relevance(relevance)
     k = check_k(k, optional=optional_k)
     return ranking, rel, k
 
@@ -256,6 +261,30 @@ def _grade_list(grades: Any, what: str = "grades") -> np.ndarray:
     if np.isnan(g).any():
         raise ValueError(f"{what} contain NaN")
     return g
+
+
+# --- cumulative gain: the step before DCG (added by EXERCISES, issue 19) ------------------------------
+def cg_from_grades(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
+    """CG@k of grades listed in rank order: ``sum_{i<=k} gain(grade_i)``, with no discount.
+
+    Cumulative gain (Järvelin & Kekäläinen) is DCG before the discount: it counts how much relevance the
+    top k hold, not where it sits, so every order of the same top k has the same CG@k.
+
+    >>> cg_from_grades([0, 2, 3, 1, 1], 3), cg_from_grades([3, 2, 0, 1, 1], 3)
+    (5.0, 5.0)
+    """
+    g = _grade_list(grades)
+    k = check_k(k, optional=True)
+    top = g if k is None else g[:k]
+    return float(np.sum(gain_values(top, gain)))
+
+
+def cumulative_gain(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "linear") -> float:
+    """CG@k of a ranking: ``sum_{i<=k} gain(grade of doc i)``; unjudged documents have grade 0."""
+    ranking, rel, k = _prepare(ranking, relevance, k)
+    check_gain(gain)
+    return cg_from_grades([rel.get(doc, 0.0) for doc in ranking], k, gain)
+# --- end of the cumulative-gain block ----------------------------------------------------------------
 
 
 def dcg_from_grades(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:

@@ -22,8 +22,15 @@ import os
 import platform
 import sys
 import time
-import urllib.request
 from typing import Any
+
+from ragworkbook.llm import embedded
+from ragworkbook.llm.base import LLMError
+from ragworkbook.llm.defaults import default_model
+from ragworkbook.llm.host import ollama_host, ollama_timeout, open_url
+from ragworkbook.llm.ollama_backend import OllamaGenerator
+from ragworkbook.llm.replay import Recording
+from ragworkbook.paths import data_path
 
 PACKAGES = (
     "numpy", "pandas", "scipy", "matplotlib", "jsonschema", "tqdm", "ipywidgets",
@@ -65,9 +72,6 @@ CHAT_PROMPT = "Reply with the single word OK."
 
 def _chat_check(model: str, host: str, timeout: float) -> dict[str, Any]:
     """One tiny chat request: ``{"ok", "seconds", "answer", "error"}``."""
-    from ragworkbook.llm import LLMError
-    from ragworkbook.llm.ollama_backend import OllamaGenerator
-
     t0 = time.perf_counter()
     try:
         gen = OllamaGenerator(model, host=host, timeout=timeout)
@@ -78,15 +82,18 @@ def _chat_check(model: str, host: str, timeout: float) -> dict[str, Any]:
 
 
 def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool = True) -> dict[str, Any]:
-    from ragworkbook.llm import default_model, ollama_host
-
-    host = ollama_host()
     model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or default_model("ollama")
+    try:
+        host = ollama_host()
+    except ValueError as exc:  # a bad OLLAMA_HOST: say so, with the variable's name
+        return {"ok": False, "host": os.environ.get("OLLAMA_HOST", ""), "server": False, "models": [],
+                "model": model, "model_pulled": False, "chat": None, "client": _version("ollama"),
+                "error": str(exc), "fix": "unset OLLAMA_HOST, or set it to host:port (e.g. 127.0.0.1:11434)"}
     out: dict[str, Any] = {"ok": False, "host": host, "server": False, "models": [], "model": model,
                            "model_pulled": False, "chat": None, "client": _version("ollama"), "error": None,
                            "fix": None}
     try:
-        with urllib.request.urlopen(host.rstrip("/") + "/api/tags", timeout=timeout) as resp:  # noqa: S310
+        with open_url(host.rstrip("/") + "/api/tags", timeout) as resp:  # no proxy for a local server
             tags = json.loads(resp.read() or b"{}")
         out["server"] = True
         out["models"] = sorted(m.get("model") or m.get("name") or "" for m in tags.get("models", []))
@@ -104,8 +111,6 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
         out["error"] = f"model {model!r} is not pulled on the server"
         out["fix"] = f"ollama pull {model}"
     elif chat:
-        from ragworkbook.llm import ollama_timeout
-
         wait = ollama_timeout(chat_timeout) if (chat_timeout is not None or os.environ.get(
             "RAGWORKBOOK_OLLAMA_TIMEOUT", "").strip()) else CHAT_TIMEOUT
         out["chat"] = _chat_check(model, host, wait)
@@ -121,8 +126,6 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
 
 
 def _embedded_status(load: bool) -> dict[str, Any]:
-    from ragworkbook.llm import embedded
-
     out: dict[str, Any] = {"ok": False, "model": embedded.MODEL_NAME, "gguf": None, "size_bytes": None,
                            "loaded": False, "chat_format": None, "threads": None,
                            "llama_cpp_python": _version("llama-cpp-python"), "error": None, "fix": None}
@@ -152,9 +155,6 @@ def _embedded_status(load: bool) -> dict[str, Any]:
 def _replay_status() -> dict[str, Any]:
     out: dict[str, Any] = {"ok": False, "dir": None, "recordings": [], "error": None, "fix": None}
     try:
-        from ragworkbook.llm.replay import Recording
-        from ragworkbook.paths import data_path
-
         folder = data_path("recordings")
         out["dir"] = str(folder)
         for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:

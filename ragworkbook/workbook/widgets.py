@@ -17,25 +17,35 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragworkbook.metrics import retrieval as rm
+from ragworkbook.metrics.batch import score_ranking
+from ragworkbook.metrics.registry import Metric, get_spec, parse_metric
 
 __all__ = ["metrics_at_k", "ndcg_breakdown", "k_slider", "RankingEditor", "reorder_ranking"]
 
 
 def metrics_at_k(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int, gain: str = "linear",
-                 metrics: Sequence[str] = ("precision", "recall", "hit_rate", "ndcg")) -> dict[str, float]:
-    """``metrics`` (registry names, default Precision, Recall, Hit Rate and NDCG) of one
-    ranking at cutoff ``k``, as ``{"precision@3": ..., ...}``, computed by the batch kernels."""
-    from ragworkbook.metrics.batch import score_ranking
+                 metrics: Sequence[str | Metric] = ("precision", "recall", "hit_rate", "ndcg")
+                 ) -> dict[str, float]:
+    """``metrics`` (registry names or :class:`Metric` objects taking a cutoff; default Precision,
+    Recall, Hit Rate and NDCG) of one ranking at cutoff ``k``, as ``{"precision@3": ..., ...}``,
+    computed by the batch kernels; a metric's other parameters are kept."""
+    return score_ranking(ranking, relevance, [_at_k(m, k) for m in metrics], gain=gain)
 
-    return score_ranking(ranking, relevance, [f"{m}@{k}" for m in metrics], gain=gain)
+
+def _at_k(metric: str | Metric, k: int) -> Metric:
+    """``metric`` at cutoff ``k`` (a bare ``"precision"`` is accepted though its cutoff is required)."""
+    if not isinstance(metric, Metric):
+        try:
+            metric = parse_metric(metric, "retrieval")
+        except ValueError:
+            metric = get_spec(metric).bind(k=k)
+    return metric.spec.bind(**{**metric.kwargs, "k": k})
 
 
 def ndcg_breakdown(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None = None,
                    gain: str = "linear") -> dict[str, float]:
     """DCG@k, IDCG@k (the DCG@k of the ideal order of every judged document) and NDCG@k of a
     ranking (``k=None``: the whole ranking)."""
-    from ragworkbook.metrics.batch import score_ranking
-
     k = len(ranking) if k is None else k
     ideal = sorted(relevance, key=lambda d: relevance[d], reverse=True)
     dcg = score_ranking(ranking, relevance, f"dcg@{k}", gain=gain)[f"dcg@{k}"]

@@ -233,3 +233,109 @@ def test_the_fast_and_the_explaining_validators_agree(name):
                         "retrieved_contexts": ["a", {"id": 1, "text": "b"}]},
             "eval-set": {"question": "q", "ground_truth": "r", "keyword": None}}[name]
     assert is_valid(good, name) and _validator(name).is_valid(good)
+
+
+# --- without contexts, ids only, texts too long, pipes, the fast path ---------------------------------------
+def test_records_without_contexts_load_and_say_so(tmp_path):
+    path = _jsonl(tmp_path / "a.jsonl", [{"question": "Q?", "answer": "A", "reference": "R"},
+                                         {"question": "Q2?", "answer": "B", "contexts": []}])
+    a, b = load_answer_records(path)
+    assert not a.has_contexts and a.contexts == [] and a.context_ids == [] and a.reference == "R"
+    assert b.has_contexts and b.contexts == []  # given, and empty: nothing was retrieved
+
+
+def test_context_ids_alone_are_a_ranking(tmp_path):
+    path = _jsonl(tmp_path / "a.jsonl", [{"question": "Q?", "answer": "A", "retrieved_context_ids": ["d2", 7],
+                                          "reference_context_ids": ["d2"]}])
+    (rec,) = load_answer_records(path)
+    assert not rec.has_contexts and rec.context_ids == ["d2", "7"] and rec.relevant_ids == ["d2"]
+
+
+def test_texts_over_the_cap_are_kept_and_flagged():
+    from ragworkbook.corpus.answers import MAX_SCORED_CHARS
+
+    (rec,) = answer_records([{"question": "Q?", "answer": "x" * (MAX_SCORED_CHARS + 1), "contexts": [],
+                              "reference": "r"}])
+    assert rec.too_long == ["answer"] and len(rec.answer) == MAX_SCORED_CHARS + 1
+    (ok,) = answer_records([{"question": "Q?", "answer": "x" * MAX_SCORED_CHARS, "contexts": []}])
+    assert ok.too_long == []
+
+
+@pytest.mark.parametrize("text,kind", [
+    ('{"question": "Q?", "answer": "A"}\n{"question": "Q2?", "answer": "B"}\n', "jsonl"),
+    ('[{"question": "Q?", "answer": "A"}, {"question": "Q2?", "answer": "B"}]', "json"),
+    ('{\n "answers": [{"question": "Q?", "answer": "A"}, {"question": "Q2?", "answer": "B"}]\n}', "json"),
+    ("question,answer\nQ?,A\nQ2?,B\n", "csv"),
+])
+def test_a_pipe_or_a_file_without_suffix_is_read_by_its_content(tmp_path, text, kind):
+    import os
+    import threading
+
+    plain = tmp_path / "answers"
+    plain.write_text(text)
+    assert [r.answer for r in load_answer_records(plain)] == ["A", "B"]
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+
+    def write():
+        with open(pipe, "w") as fh:
+            fh.write(text)
+
+    threading.Thread(target=write, daemon=True).start()
+    assert [r.answer for r in load_answer_records(pipe)] == ["A", "B"]
+
+
+def test_another_suffix_is_still_refused(tmp_path):
+    (tmp_path / "a.xlsx").write_text("x")
+    with pytest.raises(DatasetError, match=r"an answers file is \.jsonl, \.json or \.csv, got '\.xlsx'"):
+        load_answer_records(tmp_path / "a.xlsx")
+
+
+FAST_CASES = [
+    {"question": "Q?", "answer": ""},
+    {"question": "Q?", "answer": "A", "contexts": ["a", {"text": "b", "id": 3}]},
+    {"question": " ", "answer": "A"}, {"question": "\u00a0", "answer": "A"},
+    {"question": "\ufeff", "answer": "A"},
+    {"user_input": "Q?", "response": "A", "retrieved_contexts": [], "reference": None},
+    {"question": "Q?", "answer": 5}, {"question": "Q?", "answer": "A", "contexts": "one"},
+    {"question": "Q?", "answer": "A", "contexts": [{"id": 1}]}, {"question": "Q?", "answer": "A", "id": True},
+    {"question": "Q?", "answer": "A", "id": ""}, {"question": "Q?", "answer": "A", "keyword": " "},
+    {"question": "Q?", "answer": "A", "context_ids": ["a", ""]}, {"question": "Q?", "answer": "A", "id": 7},
+    {"question": "Q?", "answer": "A", "reference": 3},
+    {"question": "Q?", "answer": "A", "relevant_ids": [1.5]},
+    {"question": "Q?"}, {"answer": "A"}, {"question": "Q?", "answer": "A", "other": {"deep": [1]}},
+    {"question": "Q?", "answer": "A", "contexts": [{"text": "t", "id": None, "rank": 1}]},
+    {"question": "Q?", "user_input": "Q?", "answer": "A"},
+]
+
+
+@pytest.mark.parametrize("record", FAST_CASES)
+def test_the_fast_path_accepts_nothing_the_schema_refuses(record):
+    from ragworkbook.corpus.answers import _fast_values
+    from ragworkbook.schemas import is_valid
+
+    clean = {k: v for k, v in record.items() if v is not None}  # null = absent, as the loader reads it
+    if _fast_values(record) is not None:
+        assert is_valid(clean, "answers"), record
+
+
+def test_context_ids_of_contexts_without_ids_are_shared_and_read_only(tmp_path):
+    path = _jsonl(tmp_path / "a.jsonl", [{"question": f"Q{i}?", "answer": "A", "contexts": ["x", "y"]}
+                                         for i in range(3)])
+    a, b, _ = load_answer_records(path)
+    assert a.context_ids == [None, None] and a.context_ids is b.context_ids
+    with pytest.raises(TypeError, match="shared and read-only; copy it"):
+        a.context_ids.append("z")
+    assert list(a.context_ids) + ["z"] == [None, None, "z"]
+
+
+def test_repeated_ids_are_reported_in_file_order_with_their_first_line(tmp_path):
+    path = _jsonl(tmp_path / "a.jsonl", [{"id": "x", "question": "Q?", "answer": "A"},
+                                         {"id": "y", "question": "Q?", "answer": 5},
+                                         {"id": "x", "question": "Q?", "answer": "B"}])
+    with pytest.raises(DatasetError) as err:
+        load_answer_records(path)
+    problems = err.value.problems
+    assert problems[0].startswith(f"{path}, line 2: field 'answer' must be a string")
+    assert problems[1] == (f"{path}, line 3: field 'id': duplicate id 'x' (first at {path}, line 1); ids "
+                           "must be unique")

@@ -85,8 +85,8 @@ def test_cli_table(files, capsys):
                  "--metric", "P@3,recall@5", "--metric", "mrr"])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out == ["P@3     \tall\t0.5000", "recall@5\tall\t1.0000", "mrr     \tall\t0.5000",
-                   "num_q   \tall\t2"]
+    assert out == [f"{'P@3':<22}\tall\t0.5000", f"{'recall@5':<22}\tall\t1.0000",
+                   f"{'mrr':<22}\tall\t0.5000", f"{'num_q':<22}\tall\t2"]  # trec_eval's format
 
 
 def test_cli_json_per_query_exponential(files, capsys):
@@ -103,7 +103,7 @@ def test_cli_per_query_table(files, capsys):
     qrels, run = files
     assert main(["ir-eval", "--qrels", str(qrels), "--run", str(run), "--metric", "mrr", "--per-query"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[:2] == ["mrr  \tq1\t0.5000", "mrr  \tq2\t0.5000"]
+    assert out[:2] == [f"{'mrr':<22}\tq1\t0.5000", f"{'mrr':<22}\tq2\t0.5000"]
 
 
 def test_cli_errors_exit_2_with_message(files, tmp_path, capsys):
@@ -223,12 +223,14 @@ def test_trec_eval_flags(tmp_path, capsys):
     run.write_text("q1 Q0 a 1 0.9 t extra text\nq1 Q0 x 2 0.8 t\nq1 Q0 b 3 0.7 t\n")
     code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "P_3,recip_rank", "-c", "-M2", "-l2", "-q")
     assert code == 0
+    w = 22
     assert out.splitlines() == [
-        "P_3       \tq1\t0.0000", "recip_rank\tq1\t0.0000",  # -l2: only b is relevant; -M2 cuts it
-        "P_3       \tq2\t0.0000", "recip_rank\tq2\t0.0000",  # -c: q2 is not in the run, scored 0
-        "P_3       \tall\t0.0000", "recip_rank\tall\t0.0000", "num_q     \tall\t2"]
+        # -l2: only b is relevant and -M2 cuts it; -c: q2 is not in the run, scored 0
+        f"{'P_3':<{w}}\tq1\t0.0000", f"{'recip_rank':<{w}}\tq1\t0.0000",
+        f"{'P_3':<{w}}\tq2\t0.0000", f"{'recip_rank':<{w}}\tq2\t0.0000",
+        f"{'P_3':<{w}}\tall\t0.0000", f"{'recip_rank':<{w}}\tall\t0.0000", f"{'num_q':<{w}}\tall\t2"]
     code, out, _ = _ir_eval(capsys, qrels, run, "--metric", "recip_rank", "-l", "2")
-    assert out.splitlines()[0] == "recip_rank\tall\t0.3333"
+    assert out.splitlines()[0] == f"{'recip_rank':<22}\tall\t0.3333"
 
 
 def test_overlong_line_and_duplicates_through_ir_eval(tmp_path, capsys, files):

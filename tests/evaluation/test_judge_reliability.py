@@ -149,7 +149,7 @@ def test_the_gate_refuses_an_unmeasured_judge_unless_trusted(tmp_path):
     trusted = cmp.gate(["faithfulness"], trust_judge=True)
     assert trusted.untrusted == {} and trusted.worse == []  # 4 questions: no significant change
     measured = compare_reports(_report(_card(0.8)), _report(_card(0.8), answer="The optimizer was SGD."))
-    assert measured.gate(["faithfulness"]).passed
+    assert measured.gate(["faithfulness"], min_pairs=1).passed  # four questions: the minimum is lowered
 
 
 def test_compare_command_exits_non_zero_on_an_untrusted_judge(tmp_path, capsys):
@@ -158,8 +158,9 @@ def test_compare_command_exits_non_zero_on_an_untrusted_judge(tmp_path, capsys):
     assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination"]) == 1
     err = capsys.readouterr().err
     assert "GATE FAILED: hallucination is judged by an LLM whose reliability is not established" in err
-    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination", "--trust-judge"]) == 0
-    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "bleu"]) == 0
+    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "hallucination", "--trust-judge",
+                 "--min-pairs", "1"]) == 0  # four questions: the minimum is lowered
+    assert main(["compare", str(pa), str(pb), "--fail-if-worse", "bleu", "--min-pairs", "1"]) == 0
 
 
 def test_eval_attaches_a_saved_judge_check_and_compare_reads_it(tmp_path, capsys, monkeypatch):

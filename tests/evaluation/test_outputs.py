@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ragworkbook.evaluation.outputs import KEYWORD_METRICS, evaluate_outputs
+from ragworkbook.evaluation.outputs import evaluate_outputs
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.generation import token_f1
 from ragworkbook.paths import data_path
@@ -53,12 +53,18 @@ def test_answers_scored_verbatim_and_wrong_answer_scores_token_f1_zero():
     assert rep.meta["mode"] == "answers" and rep.meta["name"] == "mine"
 
 
-def test_keyword_metrics_are_those_that_need_only_the_retrieved_contexts():
+def test_keyword_relevance_computes_the_metrics_that_need_only_the_retrieved_contexts():
+    """What keyword relevance can compute is the registry's all_relevant flag, nothing else."""
     from ragworkbook.metrics.registry import specs
 
-    kinds = {s.name for s in specs("retrieval")}
-    assert KEYWORD_METRICS <= kinds
-    assert {"recall", "ndcg", "map", "r_precision"} == kinds - KEYWORD_METRICS
+    needs_all = {s.name for s in specs("retrieval") if s.all_relevant}
+    assert {"recall", "ndcg", "map", "r_precision"} <= needs_all
+    assert not {"precision", "hit_rate", "mrr", "dcg", "err"} & needs_all
+    rec = [{"id": "k", "question": "q?", "answer": "a", "keyword": "x", "contexts": ["x", "y", "x"]}]
+    rep = evaluate_outputs(rec, metrics=["P@3", "mrr", "recall@3", "bpref"], progress=False)
+    assert rep.rows[0]["metrics"]["P@3"] == pytest.approx(2 / 3) and rep.rows[0]["metrics"]["mrr@3"] == 1.0
+    assert {m for m, u in rep.rows[0]["unscored"].items() if u["reason"] == "incomplete_relevance"} == {
+        "recall@3", "bpref"}
 
 
 def test_ragas_01_and_02_names_give_the_same_report():
@@ -148,3 +154,33 @@ def test_the_workbook_run_file_scores_like_the_pipeline():
     assert rep.meta["ignored_fields"] == ["backend", "model", "prompt"]
     # the saved report loads back (validated), with its undefined values and reasons
     Report.from_dict(json.loads(json.dumps(rep.to_dict())))
+
+
+def test_records_without_contexts_have_the_context_metrics_undefined():
+    """A question, answer, reference export: generation metrics scored, every metric that reads the
+    contexts undefined with its reason (the registry's 'contexts' need says which)."""
+    from fakes.judges import RuleJudge
+
+    records = [{"question": "How many heads?", "answer": "Eight heads.", "reference": "8 heads"},
+               {"question": "Which optimizer?", "answer": "Adam", "reference": "Adam"}]
+    rep = evaluate_outputs(records, judge=RuleJudge(), metrics=["token_f1", "faithfulness", "context_recall"],
+                           qrels={"x": {"d": 1}}, progress=False)
+    assert rep.aggregates["token_f1"].n == 2
+    for m in ("faithfulness", "context_recall"):
+        assert {u.reason for u in rep.unscored(m).values()} == {"no_contexts"}
+    ids_only = [{"question": "Q?", "answer": "A", "retrieved_context_ids": ["d1", "d2"],
+                 "reference_context_ids": ["d2"]}]
+    rep = evaluate_outputs(ids_only, metrics=["precision@2", "mrr@2"], progress=False)
+    assert rep.values("precision@2") == [0.5] and rep.values("mrr@2") == [0.5]  # relevance by id: scored
+
+
+def test_an_answer_over_the_cap_is_kept_and_not_scored():
+    from ragworkbook.corpus.answers import MAX_SCORED_CHARS
+
+    long = "eight heads " * (MAX_SCORED_CHARS // 12 + 1)
+    records = [{"question": "Q?", "answer": long, "contexts": ["c"], "reference": "8"},
+               {"question": "Q2?", "answer": "8", "contexts": ["c"], "reference": "x" * 200_000}]
+    rep = evaluate_outputs(records, metrics=["token_f1", "exact_match"], progress=False)
+    why = rep.unscored("token_f1")
+    assert {u.reason for u in why.values()} == {"text_too_long"} and rep.rows[0]["answer"] == long
+    assert "the answer has" in why[rep.ids[0]].message and "the reference has" in why[rep.ids[1]].message

@@ -196,10 +196,11 @@ def test_gate_fails_when_a_metric_cannot_be_compared(good):
                                   "undefined": 0}
     cmp = compare_reports(good, Report.from_dict(data), ["bleu", "rouge_l"])
     assert cmp.table.loc["bleu", "verdict"] == "not compared (no pairs)"
-    gate = cmp.gate(["bleu", "rouge_l"])
+    gate = cmp.gate(["bleu", "rouge_l"], min_pairs=1)  # three questions: the minimum is lowered
     assert not gate.passed and gate.worse == [] and list(gate.not_compared) == ["bleu"]
     assert "3 pairs failed" in gate.not_compared["bleu"]
-    assert cmp.gate(["rouge_l"]).passed
+    assert cmp.gate(["rouge_l"], min_pairs=1).passed
+    assert "only 3 pairs compared" in cmp.gate(["rouge_l"]).not_compared["rouge_l"]  # the default: 6
 
 
 def test_resolve_metrics_errors():
@@ -234,8 +235,16 @@ def test_targets_view(good, bad):
     # NDCG@3 by hand: q1 (1 + 1/2) / (1 + 1/log2 3), q2 (1/log2 3) / 1, q3 1
     ndcg = ((1.5 / (1 + 1 / math.log2(3))) + 1 / math.log2(3) + 1) / 3
     assert df["value"].tolist() == pytest.approx([1.0, (1 + 1 / 2 + 1) / 3, ndcg])
-    assert list(df["rating"]) == ["good", "good", "good"]
-    assert list(bad.targets()["rating"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
+    assert list(df["band"]) == ["good", "good", "good"]
+    # the rating adds the bands the bootstrap interval reaches (3 questions: MRR's reaches 1/2)
+    lo, hi = good.aggregates["mrr@3"].ci_low, good.aggregates["mrr@3"].ci_high
+    assert df.loc[1, ["ci_low", "ci_high"]].tolist() == [lo, hi] and lo <= 0.5
+    assert df.loc[1, "rating"] == "good, but the interval reaches acceptable"
+    from ragworkbook.cli import format_summary  # eval's table shows the same rating
+
+    line = next(x for x in format_summary(good).splitlines() if x.startswith("mrr@3"))
+    assert line.endswith("good, but the interval reaches acceptable")
+    assert list(bad.targets()["band"]) == ["poor", "poor", "poor"]  # recall 1/6, MRR 1/9, NDCG 0.10
 
 
 # --- judged metrics through a fake judge --------------------------------------------------------
@@ -303,3 +312,33 @@ def test_check_eval_set(good):
         good.check_eval_set(other)
     with pytest.raises(ValueError, match="questions only in the report: q2, q3"):
         good.check_eval_set(other.items[:1])
+
+
+# --- loading: a BOM, nesting too deep, a malformed meta -------------------------------------------------
+def test_a_report_with_a_bom_loads_and_one_nested_too_deep_is_an_error(good, tmp_path):
+    path = good.save(tmp_path / "r.json")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert Report.load(path).ids == good.ids
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 2000 + "]" * 2000)
+    with pytest.raises(ValueError, match=r"deep\.json is not a valid ragworkbook report: JSON nested too "):
+        Report.load(deep)
+
+
+@pytest.mark.parametrize("key,value,said", [
+    ("judge_reliability", "unmeasured", "meta 'judge_reliability' must be an object (metric -> the "
+                                        "reliability card of its judge), got a string"),
+    ("judge_reliability", ["faithfulness"], "meta 'judge_reliability' must be an object (metric -> the "
+                                            "reliability card of its judge), got an array"),
+    ("judge_reliability", {"faithfulness": "ok"}, "meta 'judge_reliability' of 'faithfulness' must be an "
+                                                  "object (a reliability card), got a string"),
+    ("complete", "yes", "meta 'complete' must be true or false, got a string"),
+    ("name", 3, "meta 'name' must be a string, got a number"),
+    ("settings", [], "meta 'settings' must be an object, got an array"),
+])
+def test_a_malformed_meta_is_an_error_naming_the_member(good, key, value, said):
+    data = json.loads(json.dumps(good.to_dict()))
+    data["meta"][key] = value
+    with pytest.raises(ValueError) as err:
+        Report.from_dict(data, source="r.json")
+    assert str(err.value) == f"r.json is not a valid ragworkbook report: {said}"

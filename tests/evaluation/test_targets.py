@@ -67,3 +67,24 @@ def test_errors_name_the_fix():
         rate("bleu", 0.3)
     with pytest.raises(TypeError, match="Report or a mapping"):
         apply_targets([0.3])
+
+
+# --- the interval is rated too (issue 19) ------------------------------------------------------
+@pytest.mark.parametrize("metric,value,ci,expected", [
+    ("mrr@3", 0.708, (0.417, 0.917), "good, but the interval reaches acceptable"),   # notebook 12's mrr@3
+    ("mrr", 0.6, (0.55, 0.9), "good"),                                                # all of it good
+    ("recall@10", 0.7, (0.4, 0.9), "acceptable, but the interval spans poor to good"),
+    ("recall@10", 0.55, (0.5, 0.6), "poor, but the interval reaches acceptable"),       # 0.60 is acceptable
+    ("hallucination_rate", 0.04, (0.01, 0.12), "good, but the interval spans poor to good"),
+    ("ndcg@10", float("nan"), (0.1, 0.2), "n/a"),
+    ("ndcg@10", 0.6, (float("nan"), float("nan")), "acceptable"),                     # no interval
+])
+def test_a_rating_says_which_bands_the_interval_reaches(metric, value, ci, expected):
+    assert rate(metric, value, ci=ci) == expected
+
+
+def test_apply_targets_rates_the_intervals():
+    df = apply_targets({"mrr@3": 0.708, "recall@3": 0.439}, intervals={"mrr@3": (0.417, 0.917)})
+    assert df["band"].tolist() == ["good", "poor"]
+    assert df["rating"].tolist() == ["good, but the interval reaches acceptable", "poor"]
+    assert df.loc[0, ["ci_low", "ci_high"]].tolist() == [0.417, 0.917]

@@ -53,3 +53,37 @@ def test_entries_another_judge_wrote_meanwhile_are_kept_and_used(tmp_path):
     entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
     assert set(entries) == {a.key, b.key}  # b's write merged a's entry instead of dropping it
     assert a.key in two._cache  # and two now knows a's answer
+
+
+@pytest.mark.parametrize("data,problem", [("x", "has a string as 'data'"), (None, "has null as 'data'")])
+def test_a_cached_judgment_that_is_not_an_object_is_refused_when_read(tmp_path, data, problem):
+    path = cached(tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    key = sorted(doc["entries"])[0]
+    doc["entries"][key]["data"] = data
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        Judge(RuleJudge(), cache_path=path)
+    assert str(err.value).startswith(f"judge cache {path}: entry {key!r} {problem} (a judgment is a JSON "
+                                     "object); delete that entry")
+
+
+def test_a_cached_judgment_that_does_not_fit_its_schema_is_asked_again(tmp_path):
+    path = cached(tmp_path)
+    first = faithfulness(CARBON, Judge(RuleJudge(), cache_path=path))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for entry in doc["entries"].values():
+        entry["data"] = {"foo": 1}  # an object, of no prompt's schema
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    judge = Judge(RuleJudge(), cache_path=path)
+    again = faithfulness(CARBON, judge)  # no TypeError / KeyError: every judgment is asked again
+    assert again.score == first.score is not None and judge.n_model_calls == len(doc["entries"])
+    healed = json.loads(path.read_text(encoding="utf-8"))["entries"]
+    assert all(e["data"] != {"foo": 1} for e in healed.values())  # and the bad entries are replaced
+
+
+def test_a_cache_nested_too_deeply_is_a_clear_error(tmp_path):
+    path = tmp_path / "judge_cache.json"
+    path.write_text('{"entries": ' + "[" * 3000 + "]" * 3000 + "}")
+    with pytest.raises(ValueError, match="is nested too deeply to be a judge cache; delete it"):
+        Judge(RuleJudge(), cache_path=path)

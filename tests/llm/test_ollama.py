@@ -27,7 +27,11 @@ from ragworkbook.llm.ollama_backend import OllamaGenerator, strip_thinking
 
 Q = {"system": "Answer in one short sentence.", "options": {"num_predict": 12}}
 PROMPT = "What is the capital of France?"
-SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 30}},
+# An enum keeps the grammar-constrained answer valid JSON on every CPU: with a free string and maxLength,
+# llama.cpp's grammar let SmolLM2 put a raw newline inside the string on one machine (invalid JSON, an
+# OutputParseError after 3 attempts) and not on another.
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "London", "Rome",
+                                                                              "Berlin"]}},
           "required": ["city"]}
 
 

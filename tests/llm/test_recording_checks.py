@@ -21,7 +21,10 @@ from ragworkbook.llm.replay import (
     Recording,
     RecordingGenerator,
     ReplayGenerator,
+    add_checksums,
+    bundled_dir,
     entry_checksum,
+    is_bundled,
 )
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -143,3 +146,104 @@ def test_a_replay_miss_hint_fits_where_it_is_shown(tmp_path, capsys, monkeypatch
     assert "nbconvert" not in err and "notebook" not in err
     assert (f"RAGWORKBOOK_RECORD=1 ragworkbook reproduce --only B7 --recording {empty} --no-progress "
             "--backend embedded") in err
+
+
+# --- bundled recordings: a checksum in every entry ---------------------------------------------------------
+def test_every_bundled_recording_has_a_checksum_in_every_entry():
+    files = sorted(bundled_dir().glob("*.json"))
+    assert len(files) >= 13
+    total = 0
+    for path in files:
+        rec = Recording(path)  # bundled: a missing checksum would raise here
+        assert rec.require_checksums and rec.unchecked() == 0, path.name
+        assert all(e["checksum"] == entry_checksum(e) for e in rec.entries.values()), path.name
+        total += len(rec)
+    assert total >= 1178
+
+
+def test_a_bundled_entry_without_its_checksum_is_an_error_a_users_is_not(tmp_path, monkeypatch):
+    path = recorded(tmp_path)
+    key = edit(path, lambda e: {k: v for k, v in e.items() if k != "checksum"})
+    assert not is_bundled(path) and Recording(path).unchecked() == 1  # a recording of one's own: loads
+    monkeypatch.setattr("ragworkbook.llm.replay.bundled_dir", lambda: tmp_path)
+    assert is_bundled(path)
+    with pytest.raises(ValueError) as err:
+        ReplayGenerator(path)
+    assert str(err.value).startswith(f"recording {path}: entry {key} has no checksum; every entry of a "
+                                     "bundled recording carries one")
+    assert "scripts/checksum_recordings.py" in str(err.value)
+
+
+def test_an_edited_answer_whose_checksum_was_deleted_is_caught_in_a_bundled_file(tmp_path, monkeypatch):
+    """The case of the issue: the answer edited (token F1 0 -> 1.0) and its checksum key deleted."""
+    path = recorded(tmp_path)
+    edit(path, lambda e: {**{k: v for k, v in e.items() if k != "checksum"}, "text": "edited"})
+    monkeypatch.setattr("ragworkbook.llm.replay.bundled_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="has no checksum"):
+        get_generator(recording=path)
+
+
+def test_add_checksums_adds_only_checksum_lines(tmp_path):
+    path = recorded(tmp_path)
+    rec = Recording(path)
+    without = {k: {f: v for f, v in e.items() if f != "checksum"} for k, e in rec.entries.items()}
+    old = json.dumps({"entries": without, "format": "ragworkbook-recording/1"}, sort_keys=True, indent=1,
+                     ensure_ascii=False) + "\n"
+    path.write_text(old, encoding="utf-8")
+    assert add_checksums(path) == 2
+    new = path.read_text(encoding="utf-8")
+    added = [line for line in new.splitlines() if line not in old.splitlines()]
+    assert len(added) == 2 and all(line.strip().startswith('"checksum": "sha256:') for line in added)
+    assert [line for line in new.splitlines() if '"checksum"' not in line] == old.splitlines()
+    assert add_checksums(path) == 0 and path.read_text(encoding="utf-8") == new  # idempotent
+    assert Recording(path, require_checksums=True).unchecked() == 0
+
+
+def test_add_checksums_refuses_a_file_formatted_by_hand(tmp_path):
+    path = recorded(tmp_path)
+    path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")  # one line
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="not laid out as ragworkbook writes recordings"):
+        add_checksums(path)
+    assert path.read_bytes() == before
+
+
+def test_the_checksum_script_runs_on_given_files(tmp_path, capsys):
+    import importlib.util
+
+    from ragworkbook.paths import repo_root
+
+    spec = importlib.util.spec_from_file_location("checksum_recordings",
+                                                  repo_root() / "scripts" / "checksum_recordings.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    path = recorded(tmp_path)
+    assert script.main([str(path)]) == 0
+    assert f"{path.name}: 2 entries, 0 checksums added" in capsys.readouterr().out
+
+
+def test_a_recording_with_a_bom_or_nested_too_deep(tmp_path):
+    path = recorded(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert len(Recording(path)) == 2
+    deep = tmp_path / "deep.json"
+    nested = "[" * 5000 + "]" * 5000
+    deep.write_text('{"format": "ragworkbook-recording/1", "entries": {"k": ' + nested + "}}")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Recording(deep)
+
+
+# --- what a replay miss says --------------------------------------------------------------------------------
+def test_a_replay_miss_says_what_most_likely_changed(tmp_path):
+    path = recorded(tmp_path)
+    rep = ReplayGenerator(path)
+    with pytest.raises(ReplayMissError) as err:
+        rep.chat("a question never asked")
+    assert "This prompt was never recorded: a question that is not in the recording, other contexts" in str(
+        err.value) and "options changed" not in str(err.value)
+    with pytest.raises(ReplayMissError) as err:
+        rep.chat("first question", options={"num_predict": 7})
+    assert "The same prompt is recorded with other options or another JSON schema" in str(err.value)
+    with pytest.raises(ReplayMissError) as err:
+        ReplayGenerator(path, model="another:7b").chat("first question")
+    assert "The recording holds answers of 'echo-1', not of 'another:7b'" in str(err.value)

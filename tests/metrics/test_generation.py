@@ -211,3 +211,48 @@ def test_generation_scores_frame_and_summary():
     assert set(summ) == {"corpus_bleu", "mean_bleu", "mean_rouge_l"}
     assert gm.generation_scores([], []).shape == (0, len(specs("generation")))
     assert math.isnan(gm.generation_summary([], [], metrics=["rouge_l"])["mean_rouge_l"])
+
+
+# --- ROUGE-1 / ROUGE-2 and BLEU with several references (issue 19) -----------------------------
+@pytest.mark.reference
+def test_rouge_n_equals_rouge_score():
+    rouge_scorer = reference("rouge_score.rouge_scorer")
+
+    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True)
+    for a, r in PAIRS:
+        s = sc.score(r, a)
+        assert gm.rouge_1(a, r) == gm.rouge_n(a, r, 1) == s["rouge1"].fmeasure
+        assert gm.rouge_2(a, r) == gm.rouge_n(a, r, 2) == s["rouge2"].fmeasure
+        assert gm.rouge_n(a, r, 2, measure="recall") == s["rouge2"].recall
+    # by hand: "the car is fast" / "the auto is fast": 3 of 4 unigrams, 1 of 3 bigrams ("is fast")
+    assert gm.rouge_1("the auto is fast", "the car is fast") == pytest.approx(0.75)
+    assert gm.rouge_2("the auto is fast", "the car is fast") == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="n = 1 or 2"):
+        gm.rouge_n("a", "b", n=3)
+    with pytest.raises(ValueError, match="unknown ROUGE measure"):
+        gm.rouge_n("a", "b", measure="f1")
+    assert gm.rouge_1("", "x") == 0.0 and gm.rouge_2("x", "") == 0.0
+
+
+@pytest.mark.reference
+def test_bleu_with_several_references_equals_sacrebleu():
+    sacrebleu = reference("sacrebleu")
+
+    refs = [REF_C3, "Its BLEU on English-German was 28.4."]
+    answer = "The big model scored 28.4 BLEU on English-German."
+    assert gm.bleu(answer, refs) == sacrebleu.sentence_bleu(answer, refs).score
+    # a second reference can only add matches: never a lower score here
+    assert gm.bleu(answer, refs) > gm.bleu(answer, REF_C3)
+    assert gm.bleu(answer, [REF_C3]) == gm.bleu(answer, REF_C3)
+    # corpus BLEU with a different number of references per answer
+    per = [[REF_C3, refs[1]], ["the car is fast"]]
+    got = gm.corpus_bleu([answer, "the auto is fast"], per)
+    assert got == sacrebleu.corpus_bleu([answer, "the auto is fast"], [[REF_C3, "the car is fast"],
+                                                                        [refs[1], None]]).score
+    assert gm.corpus_bleu(ANS, REF) == gm.corpus_bleu(ANS, [[r] for r in REF])
+    with pytest.raises(ValueError, match="at least one reference"):
+        gm.bleu(answer, [])
+    with pytest.raises(TypeError, match=r"references\[1\] must be a str"):
+        gm.bleu(answer, [REF_C3, 3])
+    with pytest.raises(ValueError, match=r"differ in length \(2 vs 1\)"):
+        gm.corpus_bleu([answer, answer], [refs])

@@ -17,7 +17,7 @@ from ragworkbook.metrics.registry import (
 
 
 def _m(name: str, k: int | None = None) -> Metric:
-    return Metric(REGISTRY[name], k)
+    return REGISTRY[name].with_k(k)
 
 
 @pytest.mark.parametrize(
@@ -92,15 +92,16 @@ def test_every_spec_is_well_formed_and_aliases_are_unique():
 def test_every_metric_has_exactly_one_implementation():
     """The engines implement exactly the registry's metrics: nothing declared without a kernel,
     no kernel without a declaration."""
-    from ragworkbook.judging.metrics import DERIVED, METRICS
-    from ragworkbook.metrics.batch import KERNELS
+    from ragworkbook.judging.metrics import DERIVATIONS, METRICS
     from ragworkbook.metrics.generation import SCORERS
+    from ragworkbook.metrics.kernels import KERNELS
 
     assert set(KERNELS) == {s.name for s in specs("retrieval")}
     assert set(SCORERS) == {s.name for s in specs("generation")}
-    assert set(METRICS) | set(DERIVED) == {s.name for s in specs("judged")}
-    for name, (source, _) in DERIVED.items():
-        assert REGISTRY[name].derived_from == source
+    assert set(METRICS) | set(DERIVATIONS) == {s.name for s in specs("judged")}
+    assert set(DERIVATIONS) == {s.name for s in specs("judged") if s.derived_from}
+    for name in DERIVATIONS:
+        assert REGISTRY[name].derived_from in METRICS
 
 
 def test_find_metric_matches_the_spelling_then_the_metric_and_cutoff():
@@ -114,3 +115,63 @@ def test_find_metric_matches_the_spelling_then_the_metric_and_cutoff():
     assert find_metric("mrr", names) is None
     with pytest.raises(ValueError, match="unknown metric"):
         find_metric("nope", names)
+
+
+def test_parameters_are_typed_bound_and_shown_in_the_key():
+    m = parse_metric("ndcg@10(gain=exponential)")
+    assert (m.k, m.kwargs["gain"], m.key, m.name) == (10, "exponential", "ndcg@10(gain=exponential)",
+                                                      "ndcg@10(gain=exponential)")
+    assert parse_metric("ndcg(gain=exponential)@10") == m
+    assert parse_metric("ndcg@10") != m and parse_metric("ndcg@10").key == "ndcg@10"
+    assert parse_metric("err@20(max_grade=3)").kwargs == {"k": 20, "max_grade": 3.0}
+    assert parse_metric("iprec_at_recall@0.5").kwargs == {"level": 0.5}
+    assert parse_metric("utility(coefficients=2,-1,0,0)").kwargs == {"coefficients": (2.0, -1.0, 0.0, 0.0)}
+    # evaluation-wide defaults fill what a name leaves unset; the name wins, and keeps its label
+    d = parse_metric("ndcg@5", defaults={"gain": "exponential"})
+    assert (d.kwargs["gain"], d.name) == ("exponential", "ndcg@5")
+    assert parse_metric("ndcg@5(gain=linear)", defaults={"gain": "exponential"}).kwargs["gain"] == "linear"
+    assert [x.name for x in parse_metrics("ndcg@3(gain=exponential),mrr")] == ["ndcg@3(gain=exponential)",
+                                                                             "mrr"]
+
+
+def test_parameter_errors_say_what_is_wrong():
+    with pytest.raises(ValueError, match=r"gain must be one of linear, exponential; got 'exp'"):
+        parse_metric("ndcg@3(gain=exp)")
+    with pytest.raises(ValueError, match=r"ndcg has no parameter 'gian' \(its parameters: k, gain, gains\)"):
+        parse_metric("ndcg@3(gian=exponential)")
+    with pytest.raises(ValueError, match="level must be <= 1, got 1.5"):
+        parse_metric("iprec_at_recall@1.5")
+    with pytest.raises(ValueError, match="needs its parameter level"):
+        parse_metric("iprec_at_recall")
+    with pytest.raises(ValueError, match="k must be a whole number, got '2.5'"):
+        parse_metric("P@2.5")
+    with pytest.raises(ValueError, match="write parameters as name=value"):
+        parse_metric("ndcg@3(exponential)")
+
+
+def test_requirement_flags_and_aggregates():
+    assert REGISTRY["ndcg"].graded and REGISTRY["ndcg"].all_relevant
+    assert REGISTRY["dcg"].graded and not REGISTRY["dcg"].all_relevant
+    assert not REGISTRY["precision"].graded and not REGISTRY["precision"].all_relevant
+    assert REGISTRY["gm_map"].aggregate == "geometric" and not REGISTRY["gm_map"].per_query
+    assert REGISTRY["num_ret"].aggregate == "sum" and REGISTRY["num_ret"].value == "count"
+    assert REGISTRY["relstring"].aggregate == "none" and REGISTRY["relstring"].value == "text"
+    assert [t.name for t in REGISTRY["map"].trec] == ["map", "map_cut"]
+    assert "official" in REGISTRY["bpref"].trec[0].sets
+
+
+def test_register_a_metric_with_parameters_and_remove_it():
+    from ragworkbook.metrics.registry import MetricSpec, Param, registered
+
+    spec = MetricSpec("fake_metric", "retrieval", "fake", "a metric of a test",
+                      params=(Param("k", int, None, "cutoff", required=True, low=1),
+                              Param("beta", float, 1.0, "weight", low=0.0)), needs=frozenset({"relevance"}))
+    with registered(spec):
+        assert parse_metric("fake_metric@3(beta=2)").kwargs == {"k": 3, "beta": 2.0}
+        assert "fake_metric@k" in known_names("retrieval")
+        with pytest.raises(ValueError, match="already registered"):
+            from ragworkbook.metrics.registry import register
+
+            register(spec)
+    with pytest.raises(ValueError, match="unknown metric"):
+        parse_metric("fake_metric@3")

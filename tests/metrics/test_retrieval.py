@@ -246,3 +246,33 @@ def test_recall_never_falls_with_k_and_precision_times_k_is_hits(ranking, rel):
     for k in range(1, 30):
         hits = sum(1 for d in ranking[:k] if rel.get(d, 0) > 0)
         assert round(precision_at_k(ranking, rel, k) * k) == hits
+
+
+# --------------------------------------------------------------------------- cumulative gain (issue 19)
+
+def test_cumulative_gain_of_the_carbon_example(carbon_ranking, carbon_grades):
+    """Grades 0, 2, 3, 1, 1 in rank order: CG@3 = 0 + 2 + 3 linear, 0 + 3 + 7 exponential."""
+    from ragworkbook.metrics.retrieval import cg_from_grades, cumulative_gain
+
+    assert cumulative_gain(carbon_ranking, carbon_grades, 3) == 5.0
+    assert cumulative_gain(carbon_ranking, carbon_grades, 3, gain="exponential") == 10.0
+    assert cumulative_gain(carbon_ranking, carbon_grades, 5) == 7.0
+    assert cg_from_grades([0, 2, 3, 1, 1], 7) == 7.0  # k beyond the list adds nothing
+    with pytest.raises(ValueError, match="gain"):
+        cumulative_gain(carbon_ranking, carbon_grades, 3, gain="quadratic")
+    with pytest.raises(ValueError, match="k must be"):
+        cumulative_gain(carbon_ranking, carbon_grades, 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=12), ks, st.sampled_from(["linear", "exponential"]),
+       st.randoms())
+def test_cumulative_gain_ignores_order_and_bounds_dcg(grades, k, gain, rnd):
+    from ragworkbook.metrics.retrieval import cg_from_grades
+
+    cg = cg_from_grades(grades, k, gain)
+    top = list(grades[:k])
+    rnd.shuffle(top)
+    assert cg_from_grades(top + list(grades[k:]), k, gain) == pytest.approx(cg)
+    assert cg == pytest.approx(float(np.sum(gain_values(grades[:k], gain))))
+    assert dcg_from_grades(grades, k, gain) <= cg + 1e-12

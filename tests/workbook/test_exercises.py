@@ -1,10 +1,10 @@
-"""Every exercise's solution passes its own checker; the checker catches a wrong answer."""
+"""Every exercise's solution passes its checker; check() and solution() behave as the contract says."""
 
 from __future__ import annotations
 
 import pytest
 
-from ragworkbook.workbook.exercises import CheckResult, check, close, exercises, same_items, solution
+from ragworkbook.workbook.exercises import CheckResult, Solution, check, exercise, exercises, solution
 
 ALL = exercises()
 #: Exercises whose solution loads a model (MiniLM, BERTScore, the embedded LLM): their case is marked
@@ -21,7 +21,7 @@ def test_there_are_exercises_and_ids_are_unique():
 @pytest.mark.parametrize("ex", [pytest.param(e, id=e.id, marks=[pytest.mark.model] * (e.id in NEEDS_MODEL))
                                 for e in ALL])
 def test_every_solution_passes_its_checker(ex):
-    sol = solution(ex.id)
+    sol = solution(ex.id, show=False)
     result = check(ex.id, sol.value)
     assert result.ok is True, str(result)
     assert repr(result).startswith(f"{ex.id}: right:")
@@ -31,22 +31,49 @@ def test_every_solution_passes_its_checker(ex):
 def test_a_hand_worked_answer_is_right():
     """The checker's value is worked out here, not by the package: grades 0, 2, 3, 1 in the top 4."""
     assert check("01.1", 3 / 4).ok is True
-    assert solution("01.1").value == 0.75
+    assert check("01.1", "3/4").ok is True
+    assert solution("01.1", show=False).value == 0.75
 
 
 def test_unanswered_and_wrong_answers():
-    assert check("01.1", None).ok is None
-    assert "not answered yet" in repr(check("01.1", None))
-    wrong = check("01.1", 0.5)
+    unanswered = check("01.1", None)
+    assert unanswered.ok is None
+    assert repr(unanswered) == ('01.1: not answered yet: replace None with your answer; solution("01.1") '
+                                "prints a worked solution")
+    wrong = check("01.1", 0.7)
     assert wrong.ok is False and "too low" in wrong.message and isinstance(wrong, CheckResult)
     assert not wrong
-    assert check("01.1", "0.75").message == "Precision@4 should be a number, got str"
+    assert check("01.1", [0.75]).message.startswith("Precision@4 should be a number")
     with pytest.raises(ValueError, match="no exercise '01.99'"):
         check("01.99", 1)
 
 
-def test_checker_helpers():
-    assert close(0.3334, 1 / 3)[0] and not close(0.5, 1 / 3)[0]
-    assert same_items(["b", "a"], ["a", "b"])[0]
-    ok, msg = same_items(["a", "c"], ["a", "b"])
-    assert not ok and "missing ['b']" in msg and "not expected ['c']" in msg
+def test_solution_prints_once_and_returns_the_value(capsys):
+    sol = solution("01.1")
+    printed = capsys.readouterr().out
+    assert printed.startswith("Solution 01.1 — ") and "answer: 0.75" in printed
+    assert sol.value == 0.75 and sol.shown
+    sol._ipython_display_()  # a cell ending in solution(...) shows nothing more
+    assert capsys.readouterr().out == ""
+    Solution(0.5, "half")._ipython_display_()  # a solution not printed yet displays itself
+    assert "half" in capsys.readouterr().out
+    assert solution("01.1", show=False) == Solution(0.75, sol.explanation)
+    assert capsys.readouterr().out == ""
+
+
+def test_declaring_an_exercise_badly_is_refused():
+    with pytest.raises(ValueError, match="'NN.k'"):
+        exercise("1.1", "t", "task")
+    with pytest.raises(TypeError, match="list of regexes"):
+        exercise("99.1", "t", "task", reveals=r"\bx\b")
+    with pytest.raises(ValueError, match="declared twice"):
+        exercise("01.1", "t", "task")(lambda a: (True, ""))
+
+
+@pytest.mark.model
+def test_the_dense_rank_a_task_states_is_the_retrievers():
+    """04.1's task says dense retrieval ranks p05-c02 16th: the checker's hint relies on it."""
+    from ragworkbook.workbook.exercises import nb04
+
+    _, eval_set, _ = nb04._setup()
+    assert nb04._rank(nb04._dense(), eval_set["q1"].question) == nb04._DENSE_RANK

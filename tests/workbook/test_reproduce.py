@@ -102,7 +102,7 @@ def test_unknown_row():
 EXPECTED = {"A1": "exact", "A2": "exact", "A3": "differs", "A4": "exact", "A5": "table",
             "A6": "not-reproducible", "B1": "exact", "B2": "exact", "B3": "exact", "B4": "exact",
             "B5": "exact", "B6": "exact", "B7": "environment", "B8": "differs", "B9": "exact",
-            "C1": "environment", "C2": "environment", "C3": "exact", "C4": "environment",
+            "C1": "environment", "C2": "environment", "C3": "differs", "C4": "environment",
             "D1": "exact", "D2": "exact", "D3": "differs", "D4": "environment"}
 
 
@@ -127,6 +127,10 @@ def test_all_rows_with_the_replayed_generator(carbon, sentence_transformer):
     assert by["B4"].reproduced == "NDCG@5 (2^rel-1) = 0.632, NDCG@5 (linear) = 0.689"
     assert by["B6"].reproduced == "relevant / retrieved = 0.8, RAGAS position-weighted = 0.679"
     assert by["C3"].reproduced.startswith("BLEU = 32.9, ROUGE-L = 0.68, METEOR = 0.76")
+    # C3 differs by the legend's rule (not every figure reproduced), and says which lead-ins give 0.89
+    sims = by["C3"].details["lead_in_similarity"]
+    assert f"{sims['The paper reports']:.2f}" != "0.89" and any(f"{v:.2f}" == "0.89" for v in sims.values())
+    assert "'The paper states'" in by["C3"].reason and "not reproduced without knowing it" in by["C3"].reason
     assert len(by["C2"].details["answers"]) == 8
     assert "replay:" in by["C2"].reason
     # B7 is the mean MiniLM cosine of the judge's replayed questions to the example's question

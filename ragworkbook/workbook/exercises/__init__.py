@@ -1,36 +1,40 @@
-"""Exercises with checked solutions: predict, compute, compare.
+r"""Exercises with checked solutions: predict, compute, compare.
 
 Every notebook poses a few exercises. Each is declared once, in the module of
 its notebook (``ragworkbook.workbook.exercises.nb02`` for notebook 02), with
 
 - a **checker**: given the learner's answer, it says *right*, or *what is off*
-  (a wrong value, a wrong type, a ranking that breaks a stated condition);
+  (the likely mistake, a wrong type, a ranking that breaks a stated condition),
+  never the distance to the answer (helpers in :mod:`.checking`);
 - a **solution**: the answer worked out with the package, with a short
-  explanation. It is kept out of the notebook's first read: the notebook shows
-  it in a collapsed cell, and the modules are the solutions' home.
+  explanation. It is not in the notebook: ``solution("02.1")`` prints it when
+  the learner runs it;
+- what would **reveal** it: the solution value's renderings (a default) and
+  ``reveals``, regexes for the cells that would give it away (the call that
+  computes it, a table that shows it). The notebook test
+  (``tests/workbook/test_exercise_notebooks.py``, through :mod:`.audit`) checks
+  that no cell above the exercise matches them and that no committed output
+  shows a solution or a verdict "right".
 
-In a notebook::
-
-    from ragworkbook.workbook.exercises import check
-    my_answer = None          # your prediction goes here
-    check("02.1", my_answer)  # -> "02.1: not answered yet ..." until you answer
-
-and, in the collapsed solution cell::
+In a notebook, after a markdown cell ``## Exercise 02.1 — title`` stating the task::
 
     from ragworkbook.workbook.exercises import check, solution
-    sol = solution("02.1")
-    print(sol.explanation)
-    check("02.1", sol.value)
+    my_answer = None          # your prediction goes here
+    check("02.1", my_answer)  # -> "02.1: not answered yet: ..." until you answer
 
+and, when the learner wants it, ``solution("02.1")`` prints the worked solution.
 ``check`` returns a :class:`CheckResult` that displays as one line (``ok`` is
 None while unanswered). The test suite runs every solution through its checker, so
-a solution can never go stale.
+a solution can never go stale, and tries a list of wrong answers on every checker
+(``tests/workbook/test_exercise_checkers.py``).
 
 Writing an exercise (in ``nbNN.py``)::
 
-    @exercise("02.1", "NDCG after a swap", "Predict NDCG@5 after swapping c2 and c3.")
+    @exercise("02.1", "NDCG after a swap", "Predict NDCG@5 after swapping c2 and c3.",
+              reveals=[r"ndcg_breakdown\(swapped"])
     def _check(answer):                 # -> (ok, message)
-        return close(answer, _value(), 1e-3)
+        return close(answer, _value(), 1e-3, "NDCG@5",
+                     mistakes=[Mistake(_linear(), "that is linear gain; the task asks for exponential")])
 
     @solves("02.1")
     def _solve():
@@ -39,34 +43,72 @@ Writing an exercise (in ``nbNN.py``)::
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-import math
 import pkgutil
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ragworkbook.workbook.exercises.checking import (
+    Mistake,
+    close,
+    close_each,
+    count,
+    negated,
+    read_bool,
+    read_count,
+    read_number,
+    same_items,
+    same_text,
+    yes_no,
+)
 
 __all__ = [
     "Exercise",
     "Solution",
     "CheckResult",
+    "Mistake",
     "exercise",
-    "close_each",
     "solves",
     "check",
     "solution",
     "exercises",
     "close",
+    "close_each",
+    "count",
+    "negated",
+    "read_bool",
+    "read_count",
+    "read_number",
     "same_items",
+    "same_text",
+    "yes_no",
 ]
 
 
 @dataclass(frozen=True)
 class Solution:
-    """A worked solution: the ``value`` to pass to the checker and an ``explanation``."""
+    """A worked solution: the ``value`` to pass to the checker and an ``explanation``.
+
+    ``shown`` is set on the solution :func:`solution` returns after printing it, so that a notebook
+    cell ending in ``solution("NN.k")`` does not display it a second time.
+    """
 
     value: Any
     explanation: str = ""
+    shown: bool = field(default=False, compare=False, repr=False)
+
+    def render(self, exercise_id: str = "", title: str = "") -> str:
+        """The printed form: a heading, the explanation wrapped to 100 columns, the answer."""
+        head = f"Solution {exercise_id} — {title}" if exercise_id else "Solution"
+        text = textwrap.fill(self.explanation, width=100) if self.explanation else "(no explanation)"
+        return f"{head}\n{text}\nanswer: {self.value!r}"
+
+    def _ipython_display_(self) -> None:
+        if not self.shown:
+            print(self.render())
 
 
 @dataclass(frozen=True)
@@ -90,7 +132,17 @@ class CheckResult:
 @dataclass
 class Exercise:
     """One exercise: ``id`` ("02.1"), its ``notebook`` ("02"), a ``title``, the ``task`` in one or
-    two sentences, its checker and (once registered) its solution."""
+    two sentences, its checker and (once registered) its solution.
+
+    ``reveals``: regexes (any letter case) that match a cell giving the answer away — a table that
+    prints it, a sentence that states it; no cell above the exercise may match one. A regex prefixed
+    ``code:`` is matched against the source of code cells only (the call that computes the answer, which
+    the exercise's own markdown may name as the thing to run afterwards). ``reveals_value``:
+    whether the solution value's own renderings (0.75 as "0.75", "0.750", "75%"; a string as itself)
+    count too (:func:`ragworkbook.workbook.exercises.audit.value_patterns`); turn it off, with explicit
+    ``reveals``, when the value is a common sight that says nothing about this exercise, or give a
+    function that picks the part of the value that reveals it (``lambda v: v[1]``).
+    """
 
     id: str
     notebook: str
@@ -98,22 +150,33 @@ class Exercise:
     task: str
     checker: Callable[[Any], tuple[bool, str]]
     solver: Callable[[], Solution] | None = field(default=None, repr=False)
+    reveals: tuple[str, ...] = ()
+    reveals_value: bool | Callable[[Any], Any] = True
 
 
 _EXERCISES: dict[str, Exercise] = {}
 
 
-def exercise(exercise_id: str, title: str, task: str) -> Callable[[Callable[[Any], tuple[bool, str]]],
-                                                                  Callable[[Any], tuple[bool, str]]]:
-    """Register the decorated function as the checker of ``exercise_id`` ("NN.k", NN the notebook)."""
+Checker = Callable[[Any], tuple[bool, str]]
+
+
+def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] = (),
+             reveals_value: bool | Callable[[Any], Any] = True) -> Callable[[Checker], Checker]:
+    """Register the decorated function as the checker of ``exercise_id`` ("NN.k", NN the notebook).
+
+    ``reveals`` and ``reveals_value`` say what would give the answer away (see :class:`Exercise`).
+    """
     notebook, _, number = exercise_id.partition(".")
     if not (len(notebook) == 2 and notebook.isdigit() and number.isdigit()):
         raise ValueError(f"an exercise id is 'NN.k' (notebook NN, exercise k), got {exercise_id!r}")
+    if isinstance(reveals, str):
+        raise TypeError(f"reveals of {exercise_id} is a list of regexes, got the string {reveals!r}")
 
     def register(fn: Callable[[Any], tuple[bool, str]]) -> Callable[[Any], tuple[bool, str]]:
         if exercise_id in _EXERCISES:
             raise ValueError(f"exercise {exercise_id} is declared twice")
-        _EXERCISES[exercise_id] = Exercise(exercise_id, notebook, title, task, fn)
+        _EXERCISES[exercise_id] = Exercise(exercise_id, notebook, title, task, fn,
+                                           reveals=tuple(reveals), reveals_value=reveals_value)
         return fn
 
     return register
@@ -154,27 +217,33 @@ def _get(exercise_id: str) -> Exercise:
 def check(exercise_id: str, answer: Any) -> CheckResult:
     """Check ``answer`` for exercise ``exercise_id`` and return the verdict (it displays as one line).
 
-    ``None`` means not answered yet: the verdict says so and points at the solution cell.
+    ``None`` means not answered yet: the verdict says so and how to see the worked solution.
     """
     ex = _get(exercise_id)
     if answer is None:
-        result = CheckResult(exercise_id, None, "replace None with your answer; the worked solution is "
-                             "in the collapsed cell below")
-    else:
-        try:
-            ok, message = ex.checker(answer)
-        except (TypeError, ValueError, KeyError, IndexError) as exc:
-            ok, message = False, f"could not check this answer ({exc})"
-        result = CheckResult(exercise_id, bool(ok), message)
-    return result
+        return CheckResult(exercise_id, None, f'replace None with your answer; solution("{exercise_id}") '
+                           "prints a worked solution")
+    try:
+        ok, message = ex.checker(answer)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        ok, message = False, f"could not check this answer ({exc})"
+    return CheckResult(exercise_id, bool(ok), message)
 
 
-def solution(exercise_id: str) -> Solution:
-    """The worked solution of ``exercise_id`` (computed by the package)."""
+def solution(exercise_id: str, *, show: bool = True) -> Solution:
+    """The worked solution of ``exercise_id``, computed by the package; printed unless ``show=False``.
+
+    The returned :class:`Solution` holds the ``value`` (what the checker accepts) and the
+    ``explanation``; after printing it does not display again as a cell's last value.
+    """
     ex = _get(exercise_id)
     if ex.solver is None:
         raise ValueError(f"exercise {exercise_id} has no solution registered (add one with @solves)")
-    return ex.solver()
+    sol = ex.solver()
+    if show:
+        print(sol.render(exercise_id, ex.title))
+        sol = dataclasses.replace(sol, shown=True)
+    return sol
 
 
 def exercises(notebook: str | None = None) -> list[Exercise]:
@@ -182,42 +251,3 @@ def exercises(notebook: str | None = None) -> list[Exercise]:
     _load(notebook)
     out = [e for e in _EXERCISES.values() if notebook is None or e.notebook == notebook]
     return sorted(out, key=lambda e: (e.notebook, int(e.id.partition(".")[2])))
-
-
-# --- helpers for checkers ---------------------------------------------------------------------
-def close(answer: Any, expected: float, tol: float = 1e-3, what: str = "the value") -> tuple[bool, str]:
-    """Is ``answer`` a number within ``tol`` of ``expected``? The message says how far off it is."""
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        return False, f"{what} should be a number, got {type(answer).__name__}"
-    if math.isnan(float(answer)):
-        return False, f"{what} is NaN"
-    if abs(float(answer) - expected) <= tol:
-        return True, f"{what} is {expected:.4g}"
-    off = float(answer) - expected
-    return False, f"{what} {float(answer):.4g} is too {'high' if off > 0 else 'low'} (off by {abs(off):.3g})"
-
-
-def close_each(answer: Any, expected: Sequence[float], what: Sequence[str],
-               tol: float = 1e-3) -> tuple[bool, str]:
-    """Is ``answer`` a tuple of numbers, each within ``tol`` of ``expected`` (in the order of
-    ``what``, their names)? The message says, for each, right or how far off."""
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != len(expected):
-        count = {2: "two", 3: "three", 4: "four"}.get(len(expected), str(len(expected)))
-        return False, f"give {count} numbers: ({', '.join(what)})"
-    results = [close(a, e, tol, w) for a, e, w in zip(answer, expected, what, strict=True)]
-    return all(ok for ok, _ in results), "; ".join(msg for _, msg in results)
-
-
-def same_items(answer: Any, expected: Sequence[Any], what: str = "the items") -> tuple[bool, str]:
-    """Does ``answer`` hold exactly the ``expected`` items (any order)? The message names the difference."""
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
-        return False, f"{what} should be a list, got {type(answer).__name__}"
-    got, want = set(answer), set(expected)
-    if got == want:
-        return True, f"{what} are {sorted(want)}"
-    parts = []
-    if want - got:
-        parts.append(f"missing {sorted(want - got)}")
-    if got - want:
-        parts.append(f"not expected {sorted(got - want)}")
-    return False, f"{what}: " + "; ".join(parts)

@@ -4,46 +4,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, exercise, solves
+from ragworkbook.llm import ReplayMissError, get_generator
+from ragworkbook.metrics.retrieval import recall_at_k
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, count, exercise, same_text, solves
 
 _RANKING = ["doc_3", "doc_7", "doc_1", "doc_5", "doc_2"]
 _RELEVANT = {"doc_1", "doc_5", "doc_9"}
 
 
-def _first_k_at_ceiling() -> int:
-    from ragworkbook.metrics.retrieval import recall_at_k
+def _recalls() -> dict[int, float]:
+    return {k: recall_at_k(_RANKING, _RELEVANT, k) for k in range(1, len(_RANKING) + 1)}
 
-    values = {k: recall_at_k(_RANKING, _RELEVANT, k) for k in range(1, len(_RANKING) + 1)}
-    ceiling = max(values.values())
-    return min(k for k, v in values.items() if v == ceiling)
+
+def _first_k_at_ceiling() -> int:
+    values = _recalls()
+    return min(k for k, v in values.items() if v == max(values.values()))
 
 
 @exercise("00.1", "Where recall stops growing",
-          "Predict the smallest k at which Recall@k of the first-taste ranking reaches its highest value.")
+          "Predict the smallest k at which Recall@k of the first-taste ranking reaches its highest value.",
+          reveals=[r"recall@4", r"ranks? 3 and 4", r"code:recall_at_k\([^)]*,\s*4\)",
+                   r"code:range\(1,\s*6\)"])
 def _check_ceiling(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, f"k should be a whole number, got {type(answer).__name__}"
-    want = _first_k_at_ceiling()
-    if answer == want:
-        return True, f"Recall@k first reaches its ceiling at k = {want}"
-    when = "late" if answer > want else "early"
-    return False, f"k = {answer} is too {when}: compute recall_at_k for k = 1..5"
+    last = len(_RANKING)
+    return count(answer, _first_k_at_ceiling(), "k", mistakes=[
+        Mistake(last, "Recall@5 equals the ceiling, but does a smaller k reach it already? Where is "
+                      "the last relevant document that was retrieved?"),
+        Mistake(len(_RELEVANT), "that is the number of relevant documents; recall counts the ones in "
+                                "the top k (is doc_9 in the ranking at all?)")],
+        more="a smaller k already reaches the ceiling",
+        fewer="a relevant document still comes after that rank")
 
 
 @solves("00.1")
 def _solve_ceiling() -> Solution:
-    from ragworkbook.metrics.retrieval import recall_at_k
-
     k = _first_k_at_ceiling()
-    return Solution(k, "The relevant documents doc_1 and doc_5 sit at ranks 3 and 4, so Recall@k is 0, 0, "
-                       f"1/3, 2/3, 2/3: it reaches {recall_at_k(_RANKING, _RELEVANT, k):.3f} at k = {k} "
-                       "and stays there, because doc_9 was never retrieved.")
+    steps = ", ".join(f"{v:.3f}" for v in _recalls().values())
+    return Solution(k, "The relevant documents doc_1 and doc_5 sit at ranks 3 and 4, so Recall@k for "
+                       f"k = 1..5 is {steps}: it reaches its ceiling at k = {k} and stays there, because "
+                       "doc_9 was never retrieved.")
 
 
 def _replay_miss_name() -> str:
-    from ragworkbook.llm import ReplayMissError, get_generator
-    from ragworkbook.paths import data_path
-
     gen = get_generator(backend="replay", recording=data_path("recordings", "07_naive_rag.json"))
     try:
         gen.chat("A question nobody recorded: what is the airspeed of an unladen swallow?")
@@ -58,12 +61,15 @@ def _replay_miss_name() -> str:
 def _check_replay(answer: Any) -> tuple[bool, str]:
     if not isinstance(answer, str):
         return False, f"write the exception's name as a string, got {type(answer).__name__}"
-    want = _replay_miss_name()
-    if answer.strip() == want:
-        return True, f"a strict replay raises {want}: it never invents an answer"
-    if answer.strip().lower() in ("answers", "it answers"):
+    name = answer.strip().strip("'\"`").rsplit(".", 1)[-1].removesuffix("()")
+    if name.lower() in ("answers", "it answers", "answer"):
         return False, "a replay has no model to answer with; it can only read back what was recorded"
-    return False, f"{answer.strip()!r} is not what it raises; try it: gen.chat('something new')"
+    ok, _ = same_text(name, _replay_miss_name(), "the exception")
+    if ok:
+        return True, f"a strict replay raises {_replay_miss_name()}: it never invents an answer"
+    return False, (f"{answer.strip()!r} is not what it raises; try it: "
+                   "notebook_generator.chat('something new') inside try / except Exception as exc, "
+                   "and print type(exc).__name__")
 
 
 @solves("00.2")

@@ -2,37 +2,48 @@
 
 from __future__ import annotations
 
+import json
+from itertools import permutations
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, solves
 
 
-def _carbon() -> tuple[list[str], set[str]]:
-    """The carbon-pricing ranking (chunk ids in rank order) and its relevant chunks (grade > 0)."""
-    import json
-
-    from ragworkbook.paths import data_path
-
+def _carbon() -> tuple[list[str], dict[str, int]]:
+    """The carbon-pricing ranking (chunk ids in rank order) and the grade of every chunk."""
     data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
-    ranking = [c["id"] for c in data["chunks"]]
-    return ranking, {c["id"] for c in data["chunks"] if c["grade"] > 0}
+    return [c["id"] for c in data["chunks"]], {c["id"]: c["grade"] for c in data["chunks"]}
 
 
-@exercise("01.1", "Precision and recall at 4",
-          "Predict Precision@4 of the carbon-pricing ranking, then compute it with the package.")
+def _relevant(min_grade: int = 1) -> set[str]:
+    return {d for d, g in _carbon()[1].items() if g >= min_grade}
+
+
+@exercise("01.1", "Precision at 4",
+          "Predict Precision@4 of the carbon-pricing ranking, then compute it with the package.",
+          reveals=[r"code:precision_at_k\([^)]*,\s*4\)", r"P@4\s*="])
 def _check_p4(answer: Any) -> tuple[bool, str]:
-    from ragworkbook.metrics.retrieval import precision_at_k
-
-    return close(answer, precision_at_k(*_carbon(), 4), what="Precision@4")
+    ranking, _ = _carbon()
+    return close(answer, precision_at_k(ranking, _relevant(), 4), what="Precision@4", share=True, mistakes=[
+        Mistake(precision_at_k(ranking, _relevant(2), 4),
+                "a chunk is relevant when its grade is above 0, not only when it is 2 or more"),
+        Mistake(precision_at_k(ranking, set(ranking), 4), "the chunk at rank 1 has grade 0: is it relevant?"),
+        Mistake(sum(d in _relevant() for d in ranking[:4]) / len(ranking),
+                "Precision@4 divides the hits by k = 4, not by the five chunks retrieved")],
+        low="count the chunks with a grade above 0 among the first four again",
+        high="count the chunks with a grade above 0 among the first four again")
 
 
 @solves("01.1")
 def _solve_p4() -> Solution:
-    from ragworkbook.metrics.retrieval import precision_at_k
-
-    value = precision_at_k(*_carbon(), 4)
-    return Solution(value, "Three of the first four chunks (ranks 2, 3 and 4) have a grade above 0: "
-                           f"Precision@4 = 3 / 4 = {value:.2f}.")
+    ranking, grades = _carbon()
+    value = precision_at_k(ranking, _relevant(), 4)
+    top = ", ".join(str(grades[d]) for d in ranking[:4])
+    return Solution(value, f"The first four chunks have grades {top}: three are above 0, so Precision@4 = "
+                           f"3 / 4 = {value:.2f}. Recall@4 is also 3/4 here, by coincidence: four chunks are "
+                           "relevant, the same number as k.")
 
 
 def _long() -> tuple[list[str], set[str]]:
@@ -42,57 +53,61 @@ def _long() -> tuple[list[str], set[str]]:
 
 
 def _first_crossing() -> int:
-    from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
-
     ranking, relevant = _long()
     return next(k for k in range(1, 21)
                 if precision_at_k(ranking, relevant, k) < recall_at_k(ranking, relevant, k))
 
 
 @exercise("01.2", "Where precision falls below recall",
-          "On the 20-document ranking, predict the smallest k at which Precision@k is below Recall@k; "
-          "then move the slider (or compute both) and compare.")
+          "On the 20-document ranking, predict the smallest k at which Precision@k is below Recall@k.",
+          reveals=[r"code:precision_at_k\(long_ranking", r"code:recall_at_k\(long_ranking",
+                   r"code:k_slider\("])
 def _check_crossing(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, f"k should be a whole number, got {type(answer).__name__}"
-    want = _first_crossing()
-    if answer == want:
-        return True, f"Precision@k first drops below Recall@k at k = {want}"
-    state = "already below" if answer > want else "not yet below"
-    return False, f"at k = {answer} precision is {state} recall"
+    ranking, relevant = _long()
+    equal = [k for k in range(1, 21)
+             if precision_at_k(ranking, relevant, k) == recall_at_k(ranking, relevant, k)]
+    return count(answer, _first_crossing(), "k", mistakes=[
+        Mistake(k, f"at k = {k} precision and recall are equal (both divide the same hits by {k}); the "
+                   "question asks where precision is below") for k in equal],
+        more="at that k precision is already below recall: try a smaller one",
+        fewer="at that k precision is still above recall: precision divides the hits by k, recall by the 8 "
+              "relevant documents")
 
 
 @solves("01.2")
 def _solve_crossing() -> Solution:
-    from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
-
     ranking, relevant = _long()
     k = _first_crossing()
     p, r = precision_at_k(ranking, relevant, k), recall_at_k(ranking, relevant, k)
-    return Solution(k, "With 8 relevant documents, precision = hits / k and recall = hits / 8 cross when k "
-                       f"passes 8: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}. Before that "
-                       "precision is the larger, because it divides the same hits by fewer positions.")
+    return Solution(k, "With 8 relevant documents, precision = hits / k and recall = hits / 8: "
+                       "precision is the larger while k < 8, they are equal at k = 8, and precision is "
+                       f"below from the next k on: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}.")
 
 
 def _best_recall_at_3() -> float:
-    from itertools import permutations
-
-    from ragworkbook.metrics.retrieval import recall_at_k
-
-    ranking, relevant = _carbon()
-    return max(recall_at_k(list(p), relevant, 3) for p in permutations(ranking))
+    ranking, _ = _carbon()
+    return max(recall_at_k(list(p), _relevant(), 3) for p in permutations(ranking))
 
 
+# 0.75 is also the 20-document ranking's recall ceiling (printed above the exercise): a coincidence, not
+# this exercise's answer, so only what computes the best order reveals it
 @exercise("01.3", "The best Recall@3 any order can reach",
           "Reorder the five carbon-pricing chunks any way you like: predict the highest Recall@3 an order "
-          "can reach, then find it by trying all 120 orders.")
+          "can reach, then find it by trying all 120 orders.",
+          reveals=[r"code:permutations\("], reveals_value=False)
 def _check_best(answer: Any) -> tuple[bool, str]:
-    return close(answer, _best_recall_at_3(), what="the best Recall@3")
+    ranking, _ = _carbon()
+    return close(answer, _best_recall_at_3(), what="the best Recall@3", share=True, mistakes=[
+        Mistake(1.0, "how many chunks are relevant (grade above 0), and how many fit in the top 3?"),
+        Mistake(3 / len(ranking),
+                "recall divides by the number of relevant chunks, not by the five retrieved")],
+        low="put the relevant chunks first: how many of them fit in the top 3?")
 
 
 @solves("01.3")
 def _solve_best() -> Solution:
     value = _best_recall_at_3()
-    return Solution(value, "Four of the five chunks are relevant but only three fit in the top 3, so even a "
-                           f"perfect order gives Recall@3 = 3 / 4 = {value:.2f}. A cutoff smaller than the "
+    n = len(_relevant())
+    return Solution(value, f"{n} of the five chunks are relevant but only three fit in the top 3, so even a "
+                           f"perfect order gives Recall@3 = 3 / {n} = {value:.2f}. A cutoff smaller than the "
                            "number of relevant documents caps recall whatever the ranker does.")

@@ -1,21 +1,70 @@
-"""Exercises of notebook 02 (ranking metrics: MRR, MAP, NDCG) and their solutions."""
+"""Exercises of notebook 02 (ranking metrics: MRR, MAP, cumulative gain, NDCG) and their solutions."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from itertools import permutations
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, close_each, exercise, solves
+from ragworkbook.metrics.batch import score_ranking
+from ragworkbook.metrics.retrieval import (
+    cumulative_gain,
+    dcg_at_k,
+    ndcg_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, close, close_each, exercise, solves
+from ragworkbook.workbook.widgets import ndcg_breakdown
 
 
 def _carbon() -> tuple[list[str], dict[str, int]]:
     """The carbon-pricing ranking (chunk ids in rank order) and the grade of every chunk."""
-    import json
-
-    from ragworkbook.paths import data_path
-
     data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
     return [c["id"] for c in data["chunks"]], {c["id"]: c["grade"] for c in data["chunks"]}
+
+
+def _best_first() -> list[str]:
+    """The carbon ranking with the grade-3 chunk moved to rank 1 (the others keep their order)."""
+    ranking, grades = _carbon()
+    best = max(ranking, key=lambda d: grades[d])
+    return [best] + [d for d in ranking if d != best]
+
+
+def _cg3() -> tuple[float, float]:
+    _, grades = _carbon()
+    return (cumulative_gain(_carbon()[0], grades, 3, gain="exponential"),
+            cumulative_gain(_best_first(), grades, 3, gain="exponential"))
+
+
+@exercise("02.4", "Cumulative gain, before the discount",
+          "With exponential gain, predict CG@3 of the carbon-pricing ranking and CG@3 after the grade-3 "
+          "chunk moves to rank 1 (the others keep their order). Answer with the pair (before, after).",
+          reveals=[r"code:cumulative_gain\(", r"code:cg_from_grades\(", r"CG@3\s*="])
+def _check_cg(answer: Any) -> tuple[bool, str]:
+    ranking, grades = _carbon()
+    linear = Mistake(cumulative_gain(ranking, grades, 3),
+                     "that is linear gain (the grades themselves); the task asks for 2^grade - 1")
+    dcg = [Mistake(dcg_at_k(r, grades, 3, gain="exponential"),
+                   "that is DCG@3: cumulative gain adds the gains without dividing by log2(rank + 1)")
+           for r in (ranking, _best_first())]
+    return close_each(answer, _cg3(), ("CG@3 before", "CG@3 after"), mistakes=[
+        [linear, dcg[0]], [linear, dcg[1]]])
+
+
+@solves("02.4")
+def _solve_cg() -> Solution:
+    ranking, grades = _carbon()
+    before, after = _cg3()
+    top = [grades[d] for d in ranking[:3]]
+    moved = [grades[d] for d in _best_first()[:3]]
+    return Solution((before, after),
+                    f"The top 3 hold grades {top}, gains {[2 ** g - 1 for g in top]}: CG@3 = {before:g}. "
+                    f"Moving the grade-3 chunk first gives grades {moved} in the top 3: the same chunks, "
+                    f"so CG@3 = {after:g} again. Cumulative gain sees the top k as a bag; dividing each gain "
+                    "by log2(rank + 1) is what makes DCG reward the better order.")
 
 
 def _swapped() -> list[str]:
@@ -25,24 +74,28 @@ def _swapped() -> list[str]:
     return ranking
 
 
-def _ndcg_swapped() -> float:
-    from ragworkbook.metrics.retrieval import ndcg_at_k
-
-    return ndcg_at_k(_swapped(), _carbon()[1], 5, gain="exponential")
+def _ndcg_swapped(gain: str = "exponential") -> float:
+    return ndcg_at_k(_swapped(), _carbon()[1], 5, gain=gain)
 
 
 @exercise("02.1", "NDCG after a swap",
           "Swap the chunks at ranks 1 and 3 of the carbon-pricing ranking (the grade-3 chunk moves to the "
           "top, the EU chunk to rank 3). Predict NDCG@5 with exponential gain, then make the move in the "
-          "widget and compare.")
+          "widget and compare.",
+          reveals=[r"code:_swapped|swap\(0,\s*2\)"])
 def _check_swap(answer: Any) -> tuple[bool, str]:
-    return close(answer, _ndcg_swapped(), what="NDCG@5 after the swap")
+    ranking, grades = _carbon()
+    return close(answer, _ndcg_swapped(), what="NDCG@5 after the swap", share=True, mistakes=[
+        Mistake(_ndcg_swapped("linear"), "that is linear gain; the task asks for exponential (2^grade - 1)"),
+        Mistake(dcg_at_k(_swapped(), grades, 5, gain="exponential"),
+                "that is DCG@5: divide by the ideal DCG@5 to normalise"),
+        Mistake(ndcg_at_k(ranking, grades, 5, gain="exponential"), "that is NDCG@5 before the swap")],
+        low="which term of DCG@5 grows when the grade-3 chunk reaches rank 1?",
+        high="the order is still not ideal: is the grade-2 chunk at rank 2?")
 
 
 @solves("02.1")
 def _solve_swap() -> Solution:
-    from ragworkbook.workbook.widgets import ndcg_breakdown
-
     ranking, grades = _carbon()
     before = ndcg_breakdown(ranking, grades, 5, "exponential")
     after = ndcg_breakdown(_swapped(), grades, 5, "exponential")
@@ -61,16 +114,17 @@ def _answering() -> set[str]:
 
 
 def _rr_and_recall(ranking: list[str]) -> tuple[float, float]:
-    from ragworkbook.metrics.retrieval import recall_at_k, reciprocal_rank
-
     rel = _answering()
     return reciprocal_rank(ranking, rel), recall_at_k(ranking, rel, 3)
 
 
+# the answer is an order of the five chunk ids, which every table of the notebook shows: what would
+# reveal it is a cell computing MRR and recall with "grade 2 or more" as relevance
 @exercise("02.2", "MRR up, Recall@3 down",
           "Call a chunk relevant when its grade is 2 or more (it answers the question). Find an order of "
           "the five carbon-pricing chunks whose reciprocal rank is higher than the original order's and "
-          "whose Recall@3 is lower. Predict first: is it possible?")
+          "whose Recall@3 is lower. Predict first: is it possible?",
+          reveals=[r"code:(?:grade|g)\w*\s*>=\s*2"], reveals_value=False)
 def _check_mrr_recall(answer: Any) -> tuple[bool, str]:
     ranking, _ = _carbon()
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
@@ -82,9 +136,9 @@ def _check_mrr_recall(answer: Any) -> tuple[bool, str]:
     rr, rec = _rr_and_recall(answer)
     problems = []
     if not rr > rr0:
-        problems.append(f"its reciprocal rank is {rr:.3f}, not above {rr0:.3f}")
+        problems.append(f"its reciprocal rank is {rr:.3f}, not above the original order's {rr0:.3f}")
     if not rec < rec0:
-        problems.append(f"its Recall@3 is {rec:.3f}, not below {rec0:.3f}")
+        problems.append(f"its Recall@3 is {rec:.3f}, not below the original order's {rec0:.3f}")
     if problems:
         return False, "; ".join(problems)
     return True, f"reciprocal rank {rr0:.3f} -> {rr:.3f} while Recall@3 {rec0:.3f} -> {rec:.3f}"
@@ -92,8 +146,6 @@ def _check_mrr_recall(answer: Any) -> tuple[bool, str]:
 
 @solves("02.2")
 def _solve_mrr_recall() -> Solution:
-    from itertools import permutations
-
     ranking, _ = _carbon()
     rr0, rec0 = _rr_and_recall(ranking)
     for order in permutations(ranking):
@@ -117,24 +169,29 @@ def _eu_third() -> list[str]:
 
 
 def _rprec_and_ap() -> tuple[float, float]:
-    from ragworkbook.metrics.batch import score_ranking
-
     scores = score_ranking(_eu_third(), _carbon()[1], ["r_precision", "map"])
     return scores["r_precision"], scores["map"]
 
 
+# R-precision does not change with the move, and the original order's (0.75) is printed above: that is
+# the point of the exercise, so only AP's value reveals it
 @exercise("02.3", "R-precision and AP after a move",
           "Move the EU chunk of the carbon-pricing ranking from rank 1 to rank 3 (the two Canadian "
           "federal chunks move up). Predict R-precision and AP of the new order; which of the two "
-          "changes? Answer with the pair (r_precision, ap).")
+          "changes? Answer with the pair (r_precision, ap).",
+          reveals=[r"code:_eu_third|insert\(2,"], reveals_value=lambda v: v[1])
 def _check_rprec_ap(answer: Any) -> tuple[bool, str]:
-    return close_each(answer, _rprec_and_ap(), ("R-precision", "AP"))
+    ranking, grades = _carbon()
+    before = score_ranking(ranking, grades, ["r_precision", "map"])
+    return close_each(answer, _rprec_and_ap(), ("R-precision", "AP"), share=True, mistakes=[
+        [Mistake(1.0, "R = 4 relevant chunks: how many of them are in the top 4 after the move?")],
+        [Mistake(before["map"], "that is AP before the move: the relevant chunks now sit at ranks 1, 2, 4, "
+                                "5"),
+         Mistake(1.0, "AP is 1 only when every relevant chunk comes before every irrelevant one")]])
 
 
 @solves("02.3")
 def _solve_rprec_ap() -> Solution:
-    from ragworkbook.metrics.batch import score_ranking
-
     ranking, grades = _carbon()
     before = score_ranking(ranking, grades, ["r_precision", "map"])
     r_prec, ap = _rprec_and_ap()

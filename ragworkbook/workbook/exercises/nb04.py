@@ -5,17 +5,20 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+from ragworkbook.corpus.chunking import chunk_pages
+from ragworkbook.corpus.eval_set import load_eval_set
+from ragworkbook.corpus.pages import load_corpus
+from ragworkbook.retrieval.bm25 import BM25Retriever
+from ragworkbook.retrieval.filters import FilteredRetriever, page_filter
+from ragworkbook.stats.resampling import paired_test
+from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, read_count, solves
 
 _TARGET = "p05-c02"  # the chunk that states h = 8
+_DENSE_RANK = 16  # as the exercise's task states it; checked against the retriever by the tests
 
 
 @lru_cache(maxsize=1)
 def _setup() -> tuple[Any, Any, Any]:
-    from ragworkbook.corpus.chunking import chunk_pages
-    from ragworkbook.corpus.eval_set import load_eval_set
-    from ragworkbook.corpus.pages import load_corpus
-
     return chunk_pages(load_corpus()), load_eval_set(), load_corpus()
 
 
@@ -25,22 +28,27 @@ def _rank(retriever: Any, question: str) -> int:
 
 
 def _bm25_rank() -> int:
-    from ragworkbook.retrieval.bm25 import BM25Retriever
-
     chunks, eval_set, _ = _setup()
     return _rank(BM25Retriever(chunks), eval_set["q1"].question)
 
 
 @exercise("04.1", "Does BM25 find h = 8?",
           "Dense retrieval puts the chunk that states h = 8 (p05-c02) at rank 16 for 'How many attention "
-          "heads did they use?'. Predict its rank under BM25, then search with BM25Retriever and compare.")
+          "heads did they use?'. Predict its rank under BM25, then search with BM25Retriever and compare.",
+          reveals=[r"code:bm25\.search\(", r"code:rank_of\(bm25"])
 def _check_bm25(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, f"a rank is a whole number, got {type(answer).__name__}"
+    rank, why = read_count(answer, "the rank")
+    if rank is None:
+        return False, why
     want = _bm25_rank()
-    if answer == want:
+    if rank == want:
         return True, f"BM25 ranks p05-c02 at {want}"
-    return False, f"rank {answer} is too {'low' if answer > want else 'high'} (off by {abs(answer - want)})"
+    if rank == _DENSE_RANK:
+        return False, "16 is the dense retriever's rank; BM25 ranks by shared words, not by meaning"
+    if rank < want:
+        return False, (f"BM25 ranks it further down than {rank}: which of the question's words does the "
+                       "chunk contain, and how many other chunks contain 'attention' and 'heads'?")
+    return False, f"BM25 ranks it higher up than {rank} (the corpus has {len(_setup()[0])} chunks)"
 
 
 @solves("04.1")
@@ -53,28 +61,40 @@ def _solve_bm25() -> Solution:
 
 
 def _dense() -> Any:
-    from ragworkbook.retrieval.dense import DenseRetriever
+    from ragworkbook.retrieval.dense import DenseRetriever  # loads MiniLM: only when asked
 
     return DenseRetriever(_setup()[0])
 
 
 def _rank_with_pages(pages: list[int]) -> int | None:
-    from ragworkbook.retrieval.filters import FilteredRetriever, page_filter
-
     _, eval_set, _ = _setup()
     filtered = FilteredRetriever(_dense(), page_filter(include=pages))
     hits = filtered.search(eval_set["q1"].question, k=filtered.n_kept)
     return next((h.rank for h in hits if h.id == _TARGET), None)
 
 
+def _most_pages() -> list[int]:
+    """The largest set of pages whose filter puts p05-c02 in the top 3: every page with no chunk ranked
+    above it by the dense retriever, plus page 5 (two chunks of page 5 outrank it, so it can be third
+    at best)."""
+    _, eval_set, corpus = _setup()
+    hits = _dense().search(eval_set["q1"].question, k=len(_setup()[0]))
+    above = {h.chunk.page for h in hits[:_rank(_dense(), eval_set["q1"].question) - 1]} - {5}
+    return sorted(p.page for p in corpus.pages if p.page not in above)
+
+
 @exercise("04.2", "A page filter that fixes the head-count miss",
-          "Find a list of pages to keep (a page filter applied before ranking) for which dense retrieval "
-          "puts p05-c02 in the top 3 for the head-count question. Predict first: how many of the 17 pages "
-          "can you keep?")
+          "Find the largest list of pages to keep (a page filter applied before ranking) for which dense "
+          "retrieval puts p05-c02 in the top 3 for the head-count question. Predict first: how many of the "
+          "17 pages can you keep?",
+          reveals=[r"code:page_filter\(", r"code:_most_pages"])
 def _check_filter(answer: Any) -> tuple[bool, str]:
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
         return False, f"give the pages to keep as a list of page numbers, got {type(answer).__name__}"
-    pages = sorted({int(p) for p in answer})
+    try:
+        pages = sorted({int(p) for p in answer})
+    except (TypeError, ValueError):
+        return False, "give the pages to keep as whole page numbers, e.g. [3, 4, 5]"
     if not pages:
         return False, "keep at least one page"
     rank = _rank_with_pages(pages)
@@ -82,41 +102,45 @@ def _check_filter(answer: Any) -> tuple[bool, str]:
         return False, "that filter drops page 5, where h = 8 is stated"
     if rank > 3:
         return False, f"keeping pages {pages}, p05-c02 is at rank {rank}: still outside the top 3"
+    best = _most_pages()
+    if len(pages) < len(best):
+        return False, (f"keeping pages {pages}, p05-c02 is at rank {rank}, but you can keep more pages: "
+                       "which of the pages you dropped have no chunk ranked above it?")
     return True, f"keeping {len(pages)} of 17 pages, p05-c02 is at rank {rank}"
 
 
 @solves("04.2")
 def _solve_filter() -> Solution:
     _, eval_set, corpus = _setup()
-    hits = _dense().search(eval_set["q1"].question, k=len(_setup()[0]))
-    keep = sorted(p.page for p in corpus.pages)
-    order = []  # drop the page of the best-ranked wrong chunk, again and again
-    while (rank := _rank_with_pages(keep)) is not None and rank > 3:
-        worst = next(h.chunk.page for h in hits if h.chunk.page in keep and h.chunk.page != 5)
-        keep.remove(worst)
-        order.append(worst)
+    keep = _most_pages()
+    rank = _rank_with_pages(keep)
+    dropped = sorted(p.page for p in corpus.pages if p.page not in keep)
     no_appendix = _rank_with_pages([p.page for p in corpus.pages if p.page not in (15, 16)])
-    unfiltered = _rank(_dense(), eval_set["q1"].question)
-    return Solution(keep, f"Dropping the page of the best-ranked wrong chunk, one page at a time, takes "
-                          f"{len(order)} pages out ({order}) before p05-c02 reaches rank {rank}; only pages "
-                          f"{keep} remain. Two other chunks of page 5 still outrank it, so a page or "
-                          "section filter only fixes this miss when it already knows which page holds the "
-                          "answer. The appendix filter of the notebook (pages 15 and 16 out) moves it from "
-                          f"{unfiltered} to {no_appendix}.")
+    return Solution(keep, f"Every chunk ranked above p05-c02 must go, except the two others of page 5, "
+                          f"which outrank it whatever the filter: that drops pages {dropped} and keeps "
+                          f"{len(keep)} of 17, and p05-c02 reaches rank {rank}. A page or section filter "
+                          "only fixes this miss when it already knows which page holds the answer. The "
+                          f"appendix filter of the notebook (pages 15 and 16 out) moves it from "
+                          f"{_DENSE_RANK} to {no_appendix}.")
 
 
-def _min_p() -> float:
-    from ragworkbook.stats.resampling import paired_test
-
-    return paired_test([1.0] * 8, [0.0] * 8, method="randomization").p_value
+def _min_p(n: int = 8) -> float:
+    return paired_test([1.0] * n, [0.0] * n, method="randomization").p_value
 
 
 @exercise("04.3", "The smallest p-value 8 questions can give",
           "The exact randomisation test flips the signs of the 8 per-question differences in all 2^8 = 256 "
           "ways. Predict the smallest two-sided p-value it can ever report on 8 questions, then compute it "
-          "with paired_test on a system that wins every question.")
+          "with paired_test on a system that wins every question.",
+          reveals=[r"code:paired_test\(\[1\.0\]"])
 def _check_min_p(answer: Any) -> tuple[bool, str]:
-    return close(answer, _min_p(), 1e-4, what="the smallest p-value")
+    return close(answer, _min_p(), 1e-4, what="the smallest p-value", share=True, mistakes=[
+        Mistake(_min_p() / 2, "that is one-sided: the mirror-image pattern (worse on every question) is as "
+                              "extreme, and a two-sided test counts it too"),
+        Mistake(0.05, "0.05 is the usual threshold, not the smallest p-value the test can give"),
+        Mistake(0.0, "the observed sign pattern is one of the 256 and always counts, so p cannot be 0")],
+        low="how many of the 256 patterns are at least as extreme as 'better on every question'?",
+        high="only a few of the 256 patterns are as extreme as 'better on every question': which ones?")
 
 
 @solves("04.3")
@@ -124,5 +148,5 @@ def _solve_min_p() -> Solution:
     p = _min_p()
     return Solution(p, f"Only the observed sign pattern and its mirror image are as extreme as 'better on "
                        f"every question', so p = 2 / 256 = {p:.4f}. Below 5% needs at least 6 questions "
-                       "that all favour one system (2 / 2^6 = 0.031 when the other two are ties): with 8 "
-                       "questions the test can only see large, consistent differences.")
+                       f"that all favour one system (2 / 2^6 = {_min_p(6):.3f} when the other two are "
+                       "ties): with 8 questions the test can only see large, consistent differences.")

@@ -2,39 +2,46 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, exercise, solves
+from ragworkbook.metrics.numeric import check_numbers
+from ragworkbook.workbook.exercises import Solution, exercise, read_number, solves, yes_no
 
 _REFERENCE = "The big model achieved a BLEU score of 28.4 on English-to-German translation."
 _C3 = ("The paper reports that their big model achieved a BLEU score of 41.0 on the WMT 2014 "
        "English-to-German translation task.")
+#: an answer about another language pair answers another question, however right its number
+_WRONG_CONTEXT = {r"\bfrench\b|\ben(?:glish)?[- ]to[- ]fr|\ben-fr\b":
+                  "the question is about English-to-German, not English-to-French"}
 
 
 def _sim(text: str) -> float:
-    from ragworkbook.metrics.generation import embedding_similarity
+    from ragworkbook.metrics.generation import embedding_similarity  # loads MiniLM: only when asked
 
     return float(embedding_similarity(text, _REFERENCE))
 
 
 @exercise("06.1", "A right answer the encoder likes less than the wrong one",
-          "Write a correct answer (it states 28.4 and no other number the reference contradicts) whose "
-          "embedding similarity to the reference is below that of the wrong C3 answer. Predict: how hard is "
-          "it to find one?")
+          "Write a correct answer (it states 28.4 as the BLEU score for English-to-German and no number the "
+          "reference contradicts) whose embedding similarity to the reference is below that of the wrong "
+          "C3 answer. Predict: how hard is it to find one?")
 def _check_less_similar(answer: Any) -> tuple[bool, str]:
-    from ragworkbook.metrics.numeric import check_numbers
-
     if not isinstance(answer, str):
         return False, f"write the answer as a string, got {type(answer).__name__}"
+    value, why = read_number(answer, "the BLEU score", unit="BLEU", wrong_context=_WRONG_CONTEXT)
+    if value is None:
+        return False, why
+    if not math.isclose(value, 28.4):
+        return False, f"it gives {value:g} as the BLEU score: a correct answer states the reference's score"
     numbers = check_numbers(answer, reference=_REFERENCE)
-    if numbers.missing:
-        return False, "it does not state 28.4, so it is not the correct answer"
     if numbers.contradicted:
         wrong_numbers = ", ".join(n.span for n in numbers.contradicted)
-        return False, f"it states {wrong_numbers}, which the reference contradicts"
+        return False, f"it also states {wrong_numbers}, which the reference contradicts"
     mine, wrong = _sim(answer), _sim(_C3)
     if mine >= wrong:
-        return False, f"its similarity {mine:.3f} is not below the wrong answer's {wrong:.3f}"
+        return False, (f"its similarity {mine:.3f} is not below the wrong answer's {wrong:.3f}: use fewer of "
+                       "the reference's words")
     return True, f"a correct answer at {mine:.3f} against the wrong answer's {wrong:.3f}"
 
 
@@ -51,21 +58,17 @@ _ROUNDED = "About 28 BLEU."
 
 
 def _passes_at_2_percent() -> bool:
-    from ragworkbook.metrics.numeric import check_numbers
-
     return check_numbers(_ROUNDED, reference=_REFERENCE, rel_tol=0.02).ok
 
 
 @exercise("06.2", "A tolerance for rounded numbers",
           "With the default tolerance the numeric check flags 'About 28 BLEU.' (28 is not 28.4). Predict "
-          "whether it passes with rel_tol=0.02 (True or False), then run check_numbers and compare.")
+          "whether it passes with rel_tol=0.02 (True or False), then run check_numbers and compare.",
+          reveals=[r"code:rel_tol\s*=\s*0\.02"])
 def _check_tol(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, bool):
-        return False, f"answer True or False, got {type(answer).__name__}"
     want = _passes_at_2_percent()
-    if answer == want:
-        return True, f"with rel_tol=0.02 the check {'passes' if want else 'still flags it'}"
-    return False, "compute |28 - 28.4| / 28.4 and compare it with 0.02"
+    return yes_no(answer, want, right=f"with rel_tol=0.02 the check {'passes' if want else 'still flags it'}",
+                  wrong="compute |28 - 28.4| / 28.4 and compare it with 0.02")
 
 
 @solves("06.2")

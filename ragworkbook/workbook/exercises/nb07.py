@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, exercise, same_items, solves
+from ragworkbook.corpus.chunking import chunk_pages
+from ragworkbook.corpus.eval_set import load_eval_set
+from ragworkbook.corpus.pages import load_corpus
+from ragworkbook.llm import get_generator
+from ragworkbook.metrics.numeric import extract_numbers
+from ragworkbook.paths import data_path
+from ragworkbook.pipeline.naive import NaiveRAG
+from ragworkbook.workbook.exercises import Solution, exercise, same_items, solves, yes_no
 
 
 def _run_and_labels() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    from ragworkbook.paths import data_path
-
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))["answers"]
     path = data_path("author_labels", "naive_rag_embedded_labels.json")
     labels = json.loads(path.read_text(encoding="utf-8"))
@@ -18,8 +23,6 @@ def _run_and_labels() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
 
 
 def _found_but_wrong() -> list[str]:
-    from ragworkbook.corpus.eval_set import load_eval_set
-
     eval_set = load_eval_set()
     run, labels = _run_and_labels()
     out = []
@@ -31,11 +34,15 @@ def _found_but_wrong() -> list[str]:
     return out
 
 
+# the ids are printed everywhere; what would give the answer away is the authors' labels, or prose that
+# reads the answers for the learner
 @exercise("07.1", "The answer was in the context, and the model still missed it",
-          "Using the answers above and the 'correct' labels written by the project's authors "
-          "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json), list the questions whose keyword "
-          "was in the top-3 chunks but whose answer is labelled incorrect. Predict how many before you "
-          "count.")
+          "Read the eight answers against their references and list the questions whose keyword was in "
+          "the top-3 chunks but whose answer is wrong; the check compares your list with the 'correct' "
+          "labels written by the project's authors "
+          "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json).",
+          reveals=[r"code:author_labels", r"q6's", r"q7's", r"still got most of them wrong"],
+          reveals_value=False)
 def _check_found_wrong(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _found_but_wrong(), what="the question ids")
 
@@ -52,12 +59,6 @@ def _solve_found_wrong() -> Solution:
 def oracle_answer() -> Any:
     """Notebook 07's pipeline answering the head-count question from the one chunk that states h = 8
     (replayed from ``ragworkbook/data/recordings/07_naive_rag.json``, like the notebook)."""
-    from ragworkbook.corpus.chunking import chunk_pages
-    from ragworkbook.corpus.eval_set import load_eval_set
-    from ragworkbook.corpus.pages import load_corpus
-    from ragworkbook.llm import get_generator
-    from ragworkbook.paths import data_path
-    from ragworkbook.pipeline.naive import NaiveRAG
 
     chunk = next(c for c in chunk_pages(load_corpus()) if c.id == "p05-c02")
     rag = NaiveRAG(retriever=_NoRetrieval(), generator=get_generator(
@@ -73,22 +74,18 @@ class _NoRetrieval:
 
 
 def _says_eight() -> tuple[bool, str]:
-    from ragworkbook.metrics.numeric import extract_numbers
-
     ans = oracle_answer().answer
     return any(n.value == 8.0 for n in extract_numbers(ans)), ans
 
 
 @exercise("07.2", "Fix retrieval by hand: does the answer follow?",
           "q1 failed at retrieval. Give the model the chunk that states h = 8 (p05-c02) as its only context "
-          "(NaiveRAG.answer_from). Predict: does its answer now give the number 8? (True or False)")
+          "(NaiveRAG.answer_from). Predict: does its answer now give the number 8? (True or False)",
+          reveals=[r"code:answer_from\("])
 def _check_oracle(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, bool):
-        return False, f"answer True or False, got {type(answer).__name__}"
     want, text = _says_eight()
-    if answer == want:
-        return True, f"the model answered {text!r}"
-    return False, "run rag.answer_from(question, [chunk]) and read the answer"
+    return yes_no(answer, want, right=f"the model answered {text!r}",
+                  wrong="run rag.answer_from(question, [chunk]) and read the answer")
 
 
 @solves("07.2")

@@ -2,44 +2,51 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, solves
+from ragworkbook.corpus.chunking import chunk_pages
+from ragworkbook.corpus.pages import load_corpus
+from ragworkbook.corpus.synthetic import copy_ratio, filter_questions, generate_questions, load_examples
+from ragworkbook.llm import get_generator
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, solves
 
 _QUESTION = "How many identical layers are in the encoder stack?"
 _CHUNK = "p03-c02"
 
 
 def _chunks() -> list[Any]:
-    from ragworkbook.corpus.chunking import chunk_pages
-    from ragworkbook.corpus.pages import load_corpus
-
     return chunk_pages(load_corpus())
 
 
-def _ratio() -> float:
-    from ragworkbook.corpus.synthetic import copy_ratio
+def _chunk_text() -> str:
+    return next(c.text for c in _chunks() if c.id == _CHUNK)
 
-    return copy_ratio(_QUESTION, next(c.text for c in _chunks() if c.id == _CHUNK))
+
+def _ratio() -> float:
+    return copy_ratio(_QUESTION, _chunk_text())
 
 
 @exercise("08.1", "How much of a question is copied",
           "Predict copy_ratio (the longest run of words shared with the chunk / the question's length in "
           "words) of 'How many identical layers are in the encoder stack?' against chunk p03-c02, then "
-          "compute it.")
+          "compute it.",
+          reveals=[r"code:copy_ratio\("])
 def _check_ratio(answer: Any) -> tuple[bool, str]:
-    return close(answer, _ratio(), what="the copy ratio")
+    n = len(re.findall(r"\w+", _QUESTION))
+    return close(answer, _ratio(), what="the copy ratio", share=True, mistakes=[
+        Mistake(1.0, "the question is not one sentence of the chunk copied whole: find the longest run of "
+                     "consecutive words the two share"),
+        Mistake(0.0, "some consecutive words of the question do appear in the chunk")],
+        low=f"count the words of the longest shared run again (the question has {n} words)",
+        high="the ratio counts one unbroken run of shared words, not every shared word")
 
 
 @solves("08.1")
 def _solve_ratio() -> Solution:
-    import re
-
-    from ragworkbook.corpus.synthetic import copy_ratio
-
-    text = next(c.text for c in _chunks() if c.id == _CHUNK)
-    value = copy_ratio(_QUESTION, text)
+    value = _ratio()
     n = len(re.findall(r"\w+", _QUESTION))
     return Solution(value, f"The question has {n} words; the longest run it shares word for word with the "
                            f"chunk covers {round(value * n)} of them, so the ratio is {value:.3f} - far "
@@ -51,10 +58,6 @@ def _solve_ratio() -> Solution:
 @lru_cache(maxsize=1)
 def _recorded_result() -> Any:
     """Notebook 08's generation and filtering, replayed from its recording (same calls as the notebook)."""
-    from ragworkbook.corpus.synthetic import filter_questions, generate_questions, load_examples
-    from ragworkbook.llm import get_generator
-    from ragworkbook.paths import data_path
-
     chunks = _chunks()
     # replay the notebook's recorded answers (also while the notebook itself is being recorded)
     generator = get_generator(backend="replay", recording=data_path("recordings", "08_eval_set.json"))
@@ -64,14 +67,14 @@ def _recorded_result() -> Any:
 
 
 @exercise("08.2", "How many candidates survive",
-          "Predict how many of the generated candidates survive every filter, then count result.kept.")
+          "Predict how many of the generated candidates survive every filter, then count result.kept.",
+          reveals=[r"code:filter_questions\(", r"questions survive", r"\bkept\s+\d+"])
 def _check_kept(answer: Any) -> tuple[bool, str]:
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, f"give a count (a whole number), got {type(answer).__name__}"
-    want = len(_recorded_result().kept)
-    if answer == want:
-        return True, f"{want} of {len(_recorded_result().candidates)} candidates survive"
-    return False, f"{answer} is too {'many' if answer > want else 'few'}"
+    result = _recorded_result()
+    return count(answer, len(result.kept), "the number of survivors",
+                 more="read the answers above again: how many of them are a few words copied from the "
+                      "chunk, as the span filter demands?",
+                 fewer="some candidates do pass every filter (not all of them are right, as section 2 shows)")
 
 
 @solves("08.2")
@@ -85,8 +88,8 @@ def _solve_kept() -> Solution:
                                       "filters, not the generator, decide what the eval set is.")
 
 
-def _copies_hit_rate() -> tuple[float, int]:
-    from ragworkbook.evaluation.retrieval import evaluate_retriever
+def _copies_hit_rate(retriever: str = "dense") -> tuple[float, int]:
+    from ragworkbook.evaluation.retrieval import evaluate_retriever  # the retrievers load MiniLM
     from ragworkbook.retrieval.runs import build_retriever
 
     copies = [q for q in _recorded_result().candidates if q.dropped_by == "copies_chunk"]
@@ -94,21 +97,29 @@ def _copies_hit_rate() -> tuple[float, int]:
         raise ValueError("no candidate was dropped as a copy of its chunk in the recorded run")
     items = [{"id": q.id, "question": q.question, "reference": q.answer} for q in copies]
     labels = {q.id: {q.chunk_id: 1} for q in copies}
-    res = evaluate_retriever(build_retriever("dense", _chunks()), items, labels)
+    res = evaluate_retriever(build_retriever(retriever, _chunks()), items, labels)
     return float(res.mean["hit_rate@3"]), len(copies)
 
 
 @exercise("08.3", "The easy questions",
           "Predict the dense retriever's hit rate@3 on the questions dropped as copies of their chunk (each "
-          "labelled with its source chunk), then compute it with evaluate_retriever.")
+          "labelled with its source chunk), then compute it with evaluate_retriever.",
+          reveals=[r"code:evaluate_retriever\("])
 def _check_copies(answer: Any) -> tuple[bool, str]:
-    return close(answer, _copies_hit_rate()[0], what="hit rate@3")
+    return close(answer, _copies_hit_rate()[0], what="hit rate@3", share=True, mistakes=[
+        Mistake(_copies_hit_rate("bm25")[0],
+                "that is BM25's hit rate; the task asks for the dense retriever")],
+        low="a question made of its chunk's own sentence is an easy query: the source chunk is usually found",
+        high="even a copied sentence is not always found: an embedding of a 400-character window averages "
+             "over more than that one sentence")
 
 
 @solves("08.3")
 def _solve_copies() -> Solution:
     rate, n = _copies_hit_rate()
+    bm25, _ = _copies_hit_rate("bm25")
     return Solution(rate, f"On the {n} copied questions the dense retriever finds the source chunk in its "
-                          f"top 3 at a rate of {rate:.3f}: a question made of the chunk's own sentence is "
-                          "the easiest query there is. Left in, such questions would make any retriever "
-                          "look good; that is why the filter drops them.")
+                          f"top 3 at a rate of {rate:.3f}, BM25 at {bm25:.3f}: a question made of the "
+                          "chunk's own sentence is an easy query, easiest for word matching. Left in, such "
+                          "questions would make a retriever look good, and the lexical one best; that is why "
+                          "the filter drops them.")

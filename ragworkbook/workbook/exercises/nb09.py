@@ -6,25 +6,29 @@ The solutions that need the judge replay notebook 09's recording
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, same_items, solves
+from ragworkbook.judging.judge import Judge
+from ragworkbook.judging.metrics import (
+    context_precision_from_verdicts,
+    evaluate_judged,
+    simple_context_precision,
+)
+from ragworkbook.judging.results import JudgeSample
+from ragworkbook.llm.replay import ReplayGenerator
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, same_items, solves
 
 
 def _carbon_verdicts() -> list[int]:
-    import json
-
-    from ragworkbook.paths import data_path
-
     data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
     chunks = sorted(data["chunks"], key=lambda c: int(c["rank"]))
     return [int(c["grade"] > 0) for c in chunks]
 
 
 def _moved() -> float:
-    from ragworkbook.judging.metrics import context_precision_from_verdicts
-
     v = _carbon_verdicts()
     return context_precision_from_verdicts(v[1:] + v[:1])  # the rank-1 chunk moved to the last rank
 
@@ -33,30 +37,30 @@ def _moved() -> float:
           "The carbon-pricing ranking has its only irrelevant chunk at rank 1. Predict RAGAS context "
           "precision "
           "when that chunk is moved to the last rank (the other four keep their order), then compute it with "
-          "context_precision_from_verdicts.")
+          "context_precision_from_verdicts.",
+          reveals=[r"code:\[1:\]\s*\+\s*\w+\[:1\]"],  # the first verdict moved to the end
+          reveals_value=False)  # 1.0 is printed for many other things in the notebook
 def _check_moved(answer: Any) -> tuple[bool, str]:
-    return close(answer, _moved(), what="context precision")
+    return close(answer, _moved(), what="context precision", share=True, mistakes=[
+        Mistake(simple_context_precision(_carbon_verdicts()),
+                "that is the chapter's relevant / retrieved, which ignores the order; RAGAS averages "
+                "precision@k over the ranks that hold a useful chunk"),
+        Mistake(context_precision_from_verdicts(_carbon_verdicts()), "that is the score before the move")],
+        low="with the useful chunks at ranks 1-4, what is precision@k at each of those ranks?")
 
 
 @solves("09.1")
 def _solve_moved() -> Solution:
+    v = _carbon_verdicts()
     return Solution(_moved(), "With the four useful chunks at ranks 1-4, precision@k is 1 at every useful "
-                              "rank, "
-                              "so the position-weighted mean is 1.0 (the chapter's relevant / retrieved "
-                              "stays 0.8).")
+                              f"rank, so the position-weighted mean is {_moved():.1f}, up from "
+                              f"{context_precision_from_verdicts(v):.3f}; the chapter's relevant / retrieved "
+                              f"stays {simple_context_precision(v):.1f} wherever the chunk sits.")
 
 
 @lru_cache(maxsize=1)
 def _eight() -> Any:
     """The judged report of notebook 09's eight answers, replayed."""
-    import json
-
-    from ragworkbook.judging.judge import Judge
-    from ragworkbook.judging.metrics import evaluate_judged
-    from ragworkbook.judging.results import JudgeSample
-    from ragworkbook.llm.replay import ReplayGenerator
-    from ragworkbook.paths import data_path
-
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))
     samples = [JudgeSample.from_mapping(a, sample_id=a["id"]) for a in run["answers"]]
     judge = Judge(ReplayGenerator(data_path("recordings", "09_judge.json")), max_concurrency=2)
@@ -71,9 +75,15 @@ def _mean_faithfulness() -> float:
           "One of the eight answers has no faithfulness (its outcome is undefined: the judge found no "
           "claim). "
           "Predict the mean faithfulness the package reports for the eight answers: is it the mean of seven "
-          "scores, or of eight with a 0? Compute it from the report's aggregate.")
+          "scores, or of eight with a 0? Compute it from the report's aggregate.",
+          reveals=[r"code:\.summary\(", r"code:aggregates\["])
 def _check_mean(answer: Any) -> tuple[bool, str]:
-    return close(answer, _mean_faithfulness(), what="mean faithfulness")
+    agg = _eight().aggregates["faithfulness"]
+    return close(answer, _mean_faithfulness(), what="mean faithfulness", share=True, mistakes=[
+        Mistake(float(agg.mean) * agg.n / (agg.n + agg.undefined + agg.failed),
+                "that averages the undefined answer in as a 0: an undefined score is counted beside the "
+                "mean, never inside it")],
+        low="average only the scored answers (status ok)", high="average only the scored answers (status ok)")
 
 
 @solves("09.2")
@@ -86,10 +96,6 @@ def _solve_mean() -> Solution:
 
 
 def _judge_vs_labels() -> list[str]:
-    import json
-
-    from ragworkbook.paths import data_path
-
     path = data_path("author_labels", "naive_rag_embedded_labels.json")
     labels = json.loads(path.read_text(encoding="utf-8"))
     relevant = {rec["id"]: sum(c["relevant"] for c in rec["chunks"]) for rec in labels["labels"]}
@@ -100,7 +106,9 @@ def _judge_vs_labels() -> list[str]:
 @exercise("09.3", "The judge against the labels, chunk by chunk",
           "List the answers (ids like 'q2') whose chunks the judge rated all irrelevant to the question "
           "(context relevance 0.0) while the labels written by the project's authors mark at least one of "
-          "those chunks relevant.")
+          "those chunks relevant.",
+          reveals=[r"code:author_labels", r"chunks relevant \(labels\)"],
+          reveals_value=False)  # the ids are printed everywhere; the labels beside the judge reveal it
 def _check_disagree(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _judge_vs_labels(), what="the answers")
 

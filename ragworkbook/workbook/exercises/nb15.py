@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, close, exercise, same_items, solves
+from ragworkbook.corpus.eval_set import load_eval_set
+from ragworkbook.evaluation.compare import compare_reports
+from ragworkbook.evaluation.outputs import evaluate_outputs
+from ragworkbook.paths import data_path
+from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, same_items, solves, yes_no
 
 _QUESTION = "What optimizer was used for training?"
 _NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
@@ -13,17 +17,12 @@ _NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
 
 def _records(system: str) -> list[dict[str, Any]]:
     """The records of ``ragworkbook/data/outputs/<system>_ragas.jsonl`` (``dense`` or ``bm25``)."""
-    from ragworkbook.paths import data_path
-
     text = data_path("outputs", f"{system}_ragas.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _keyword_only() -> list[str]:
     """The retrieval metrics that keep a value when the dense records carry a keyword, not relevant ids."""
-    from ragworkbook.corpus.eval_set import load_eval_set
-    from ragworkbook.evaluation.outputs import evaluate_outputs
-
     keywords = {it.question: it.keyword for it in load_eval_set()}
     recs = [{**{k: v for k, v in r.items() if k != "reference_context_ids"},
              "keyword": keywords[r["user_input"]]} for r in _records("dense")]
@@ -32,17 +31,12 @@ def _keyword_only() -> list[str]:
 
 
 def _recall_optimizer() -> float:
-    from ragworkbook.evaluation.outputs import evaluate_outputs
-
     rep = evaluate_outputs(_records("dense"), metrics=["recall@3"], progress=False)
     (row,) = [r for r in rep.rows if r["question"] == _QUESTION]
     return float(row["metrics"]["recall@3"])
 
 
 def _bm25_worse() -> bool:
-    from ragworkbook.evaluation.compare import compare_reports
-    from ragworkbook.evaluation.outputs import evaluate_outputs
-
     a = evaluate_outputs(_records("dense"), metrics=["recall@3"], progress=False)
     b = evaluate_outputs(_records("bm25"), metrics=["recall@3"], progress=False)
     return bool(compare_reports(a, b).worse("recall@3"))
@@ -50,9 +44,16 @@ def _bm25_worse() -> bool:
 
 @exercise("15.1", "Recall of one answer, by id",
           "Predict the dense system's Recall@3 on the optimizer question from its retrieved and relevant "
-          "context ids, then check it with the report.")
+          "context ids, then check it with the report.",
+          reveals=[r"code:recall_by_hand", r"code:per_q\["])
 def _check_recall(answer: Any) -> tuple[bool, str]:
-    return close(answer, _recall_optimizer(), 1e-3, what="Recall@3")
+    (rec,) = [r for r in _records("dense") if r["user_input"] == _QUESTION]
+    found = len(set(rec["retrieved_context_ids"][:3]) & set(rec["reference_context_ids"]))
+    return close(answer, _recall_optimizer(), 1e-3, what="Recall@3", share=True, mistakes=[
+        Mistake(found / 3, "that divides by the 3 retrieved passages (precision); recall divides by the "
+                           "number of relevant ones")],
+        low="count the relevant ids among the first three retrieved again",
+        high="recall divides by every relevant id of the record, retrieved or not")
 
 
 @solves("15.1")
@@ -68,7 +69,9 @@ def _solve_recall() -> Solution:
 
 @exercise("15.2", "What a keyword can tell",
           "Replace each record's relevant ids by the question's keyword. Which of precision@3, recall@3, "
-          "mrr@3, ndcg@3 and hit_rate@3 still get a value? Give the list.")
+          "mrr@3, ndcg@3 and hit_rate@3 still get a value? Give the list.",
+          reveals=[r"incomplete_relevance", r"cannot be known while"],
+          reveals_value=False)  # the metric names are printed everywhere
 def _check_keyword(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _keyword_only(), what="the metrics with a value")
 
@@ -84,14 +87,13 @@ def _solve_keyword() -> Solution:
 
 @exercise("15.3", "Does the gate fail?",
           "Compare BM25 (B) with dense (A) on recall@3 with the paired test. Is B significantly worse at "
-          "alpha = 0.05, so that `--fail-if-worse recall@3` fails? Answer True or False.")
+          "alpha = 0.05, so that `--fail-if-worse recall@3` fails? Answer True or False.",
+          reveals=[r"code:compare_reports\(", r"code:--fail-if-worse", r"the gate passes"])
 def _check_gate(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, bool):
-        return False, f"answer True or False, got {type(answer).__name__}"
     want = _bm25_worse()
-    if answer == want:
-        return True, f"B is {'' if want else 'not '}significantly worse on recall@3"
-    return False, "look at the verdict column of compare_reports(dense, bm25).table"
+    return yes_no(answer, want, right=f"B is {'' if want else 'not '}significantly worse on recall@3",
+                  wrong="a lower mean is not yet a significant loss: how small a p-value can a sign-flip "
+                        "test on eight paired questions give, and how consistent is the loss?")
 
 
 @solves("15.3")

@@ -1,0 +1,144 @@
+"""Where the Ollama server is, how long to wait for it, and how to reach it without a proxy.
+
+- :func:`ollama_host`: the server URL from ``host=`` or ``$OLLAMA_HOST``, normalised as the
+  ``ollama`` client does (no scheme: http; no port: 11434, or 80/443 for an explicit
+  http/https scheme; nothing: ``http://127.0.0.1:11434``). A value that is no address (a port
+  out of range, a port that is not a number) is a ValueError naming the variable.
+- :func:`ollama_timeout`: seconds to wait (``timeout=``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``,
+  else 300).
+- :func:`is_local`: whether a server URL is on this machine (a loopback address, ``localhost``
+  or the unspecified address ``0.0.0.0`` / ``::``). Requests to a local server never go
+  through a proxy, whatever ``http_proxy`` / ``HTTP_PROXY`` say: a proxy would see every
+  prompt and answer, and cannot reach this machine's loopback anyway (Ollama's own client
+  bypasses proxies for loopback too). :func:`client_options` gives the ``ollama`` client
+  (httpx) that setting; :func:`open_url` does the same for plain ``urllib`` requests (the
+  probe of ``GET /api/tags``). A remote server is reached as the environment says (through
+  the proxy, unless ``NO_PROXY`` names it).
+- :func:`ollama_models` / :func:`ollama_available`: the probe itself.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import urllib.parse
+import urllib.request
+from typing import IO, Any
+
+__all__ = ["DEFAULT_OLLAMA_HOST", "DEFAULT_OLLAMA_TIMEOUT", "ollama_host", "ollama_timeout", "is_local",
+           "client_options", "open_url", "ollama_models", "ollama_available"]
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_TIMEOUT = 300.0
+_EXAMPLE = "e.g. 127.0.0.1:11434 or http://127.0.0.1:11434"
+
+
+def ollama_host(host: str | None = None) -> str:
+    """The Ollama server URL for ``host`` (default ``$OLLAMA_HOST``), normalised like the ``ollama`` client.
+
+    No scheme means http; no port means 11434 (80/443 for an explicit http/https
+    scheme); nothing at all means ``http://127.0.0.1:11434``. ValueError naming
+    ``OLLAMA_HOST`` (or ``host``) when the value is not a server address.
+    """
+    from_env = host is None
+    raw = (os.environ.get("OLLAMA_HOST", "") if from_env else host).strip()
+    port = 11434
+    scheme, _, hostport = raw.partition("://")
+    if not hostport:
+        scheme, hostport = "http", raw
+    elif scheme == "http":
+        port = 80
+    elif scheme == "https":
+        port = 443
+    else:
+        raise ValueError(_bad_host(raw, from_env, f"unknown scheme {scheme!r}; use http or https"))
+    split = urllib.parse.urlsplit(f"{scheme}://{hostport}")
+    try:
+        given_port = split.port
+    except ValueError as exc:  # "Port out of range 0-65535", "Port could not be cast to integer ..."
+        raise ValueError(_bad_host(raw, from_env, str(exc).lower())) from None
+    name = split.hostname or "127.0.0.1"
+    port = given_port or port
+    try:
+        if isinstance(ipaddress.ip_address(name), ipaddress.IPv6Address):
+            name = f"[{name}]"
+    except ValueError:
+        pass
+    path = split.path.strip("/")
+    return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
+
+
+def _bad_host(raw: str, from_env: bool, why: str) -> str:
+    what = f"OLLAMA_HOST={raw!r}" if from_env else f"host={raw!r}"
+    fix = "set OLLAMA_HOST to" if from_env else "give"
+    return f"{what} is not an Ollama server address ({why}): {fix} host:port or a URL, {_EXAMPLE}"
+
+
+def ollama_timeout(timeout: float | None = None) -> float:
+    """Seconds to wait for the Ollama server: ``timeout``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300.
+
+    The wait bounds connecting and each read (each chunk of a streamed answer).
+    ValueError when the value is not a positive number of seconds.
+    """
+    where = "timeout"
+    if timeout is None:
+        raw = os.environ.get("RAGWORKBOOK_OLLAMA_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_OLLAMA_TIMEOUT
+        where = "RAGWORKBOOK_OLLAMA_TIMEOUT"
+        try:
+            timeout = float(raw)
+        except ValueError:
+            raise ValueError(f"RAGWORKBOOK_OLLAMA_TIMEOUT must be a number of seconds, got {raw!r}") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"{where} must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)
+
+
+def is_local(url: str) -> bool:
+    """Whether the server at ``url`` is on this machine: ``localhost`` (or a ``*.localhost`` name), a
+    loopback address (``127.0.0.0/8``, ``::1``, IPv4-mapped loopback) or ``0.0.0.0`` / ``::``."""
+    name = (urllib.parse.urlsplit(url if "://" in url else f"http://{url}").hostname or "").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        addr = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    mapped = getattr(addr, "ipv4_mapped", None)
+    if mapped is not None:
+        addr = mapped
+    return addr.is_loopback or addr.is_unspecified
+
+
+def client_options(url: str) -> dict[str, Any]:
+    """Extra arguments for the ``ollama`` client (passed on to httpx) to reach ``url``: for a local
+    server ``trust_env=False``, so that no ``*_proxy`` variable routes the requests through a proxy."""
+    return {"trust_env": False} if is_local(url) else {}
+
+
+def open_url(url: str, timeout: float) -> IO[bytes]:
+    """``urllib.request.urlopen(url)``, through no proxy when ``url`` is local (see :func:`is_local`)."""
+    if is_local(url):
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        return opener.open(url, timeout=timeout)
+    return urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 - the user's own server
+
+
+def ollama_models(host: str | None = None, timeout: float = 0.5) -> list[str] | None:
+    """Models pulled on the Ollama server at ``host`` (``GET /api/tags``), or None if no server answers."""
+    url = (host or ollama_host()).rstrip("/") + "/api/tags"
+    try:
+        with open_url(url, timeout) as resp:
+            tags = json.loads(resp.read() or b"{}")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(tags, dict) or not isinstance(tags.get("models"), list):
+        return None
+    return sorted(str(m.get("model") or m.get("name") or "") for m in tags["models"] if isinstance(m, dict))
+
+
+def ollama_available(host: str | None = None, timeout: float = 0.5) -> bool:
+    """Whether an Ollama server answers ``GET /api/tags`` at ``host`` (default :func:`ollama_host`)."""
+    return ollama_models(host, timeout) is not None

@@ -1,0 +1,78 @@
+"""The notebook audit catches each way a notebook can give an exercise away (synthetic notebooks)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragworkbook.workbook.exercises import Exercise, Solution
+from ragworkbook.workbook.exercises.audit import audit_notebook, value_patterns
+
+EX = Exercise("01.9", "01", "A share", "Predict it.", lambda a: (True, ""),
+              reveals=(r"code:precision_at_k\(", r"three quarters"))
+SOL = Solution(0.75, "Three of the four chunks are relevant, so the share is three quarters.")
+
+
+def md(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def code(text, out=None):
+    outputs = [] if out is None else [{"output_type": "stream", "name": "stdout", "text": out}]
+    return {"cell_type": "code", "metadata": {}, "source": text, "outputs": outputs, "execution_count": 1}
+
+
+HEAD = md('## Exercise 01.9 — a share\n\nPredict it. `solution("01.9")` prints a worked solution.')
+CHECK = code('from ragworkbook.workbook.exercises import check, solution\n\nmy_share = None  # e.g. 0.5\n'
+             'check("01.9", my_share)',
+             '01.9: not answered yet: replace None with your answer; solution("01.9") prints a worked '
+             'solution')
+
+
+def leaks(*cells):
+    return audit_notebook({"cells": list(cells)}, [EX], {EX.id: SOL})
+
+
+def test_a_notebook_that_asks_before_it_tells_passes():
+    below = code("print(precision_at_k(r, g, 4))", "0.750")  # below the exercise: predict, then run
+    assert leaks(md("# 01"), code("x = 1", "1"), HEAD, CHECK, below) == []
+
+
+@pytest.mark.parametrize("cells,rule", [
+    ((code("print(p)", "P@4 = 0.750"), HEAD, CHECK), "answered above (output"),   # the value printed above
+    ((code("p = 0.75"), HEAD, CHECK), "answered above (source"),                  # ... or typed above
+    ((md("The share is 75%."), HEAD, CHECK), "answered above (source"),           # ... or stated in the prose
+    ((code("precision_at_k(r, g, 4)"), HEAD, CHECK), "answered above (source"),   # the call that computes it
+    ((md("It is three quarters."), HEAD, CHECK), "answered above (source"),      # a declared sentence
+    ((HEAD, CHECK, code('solution("01.9")')), "solution in the notebook"),       # a solution cell, even below
+    ((HEAD, CHECK, code("print(check('01.9', s))", "01.9: right: ok")), "verdict shown"),
+    ((HEAD, CHECK, code("print(why)", SOL.explanation)), "solution shown"),
+    ((md("## Exercise 01.9 — a share\n\nPredict it."), CHECK), "layout"),        # never says solution(...)
+    ((HEAD, code('check("01.9", 0.5)', "01.9: not yet: too low")), "layout"),    # not left as None
+    ((HEAD,), "layout"),                                                          # no check cell
+    ((HEAD, CHECK, md("## Exercise 01.8 — stray")), "layout"),                    # a heading nobody declares
+])
+def test_each_way_of_giving_it_away_is_caught(cells, rule):
+    found = leaks(*cells)
+    assert any(leak.rule.startswith(rule) for leak in found), [str(x) for x in found]
+
+
+def test_a_code_only_reveal_ignores_prose_and_outputs():
+    prose = md("Then run `precision_at_k(r, g, 4)` and compare.")
+    shown = code("print('x')", "precision_at_k( is in an output")
+    assert leaks(prose, shown, HEAD, CHECK) == []
+
+
+def test_the_check_cells_own_example_counts():
+    cell = code('my_share = None  # e.g. 0.75\ncheck("01.9", my_share)', CHECK["outputs"][0]["text"])
+    assert any("answered above" in leak.rule for leak in leaks(HEAD, cell))
+
+
+def test_value_patterns():
+    assert value_patterns(4) == [] and value_patterns(True) == []
+    pats = value_patterns(0.75)
+    import re
+    for shown in ("0.75", "0.750", "0.7500", "75%", "75.0 %"):
+        assert any(re.search(p, f"it is {shown}.") for p in pats), shown
+    assert value_patterns(0.0078) == [r"(?<![\d.])0\.0078(?!\d)", r"(?<![\d.])0\.78\s?%"]
+    assert value_patterns(["Pdrop"]) == [r"(?<!\w)Pdrop(?!\w)"]
+    assert not re.search(pats[0], "10.75") and not re.search(pats[0], "0.7512")

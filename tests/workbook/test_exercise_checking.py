@@ -1,0 +1,115 @@
+"""The checker helpers read answers as written and point at the mistake, never at the distance."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ragworkbook.workbook.exercises.checking import (
+    Mistake,
+    close,
+    close_each,
+    count,
+    negated,
+    read_bool,
+    read_count,
+    read_number,
+    same_items,
+    same_text,
+    yes_no,
+)
+
+
+@pytest.mark.parametrize("answer", [0.75, "0.75", " .75 ", "3/4", "3 / 4", "75%", Fraction(3, 4),
+                                    np.float64(0.75), "Precision@4 is 0.75", "P@4 = 3 / 4 = 0.75",
+                                    "It is 75%."])
+def test_reasonable_forms_of_a_share_are_read(answer):
+    assert read_number(answer, "P@4", share=True) == (0.75, "")
+
+
+@pytest.mark.parametrize("answer,says", [
+    (True, "not True"),
+    (math.nan, "NaN"),
+    ("", "empty"),
+    ([0.75], "got list"),
+    ("It is not 0.75.", "not what it is not"),
+    ("it isn't 0.75", "not what it is not"),
+    ("k = 4 gives 0.75", "several numbers (4, 0.75)"),
+    ("about three quarters", "fraction as a number"),
+    ("no idea", "not what it is not"),
+    ("dunno", "no number found"),
+])
+def test_unreadable_numbers_say_why(answer, says):
+    value, why = read_number(answer, "P@4", share=True)
+    assert value is None and says in why
+
+
+def test_a_percentage_is_refused_where_the_quantity_is_not_a_share():
+    assert read_number("75%", "the score")[0] is None
+
+
+def test_a_unit_must_label_the_number_and_the_context_must_fit():
+    french = {"french": "the question is about English-to-German"}
+    assert read_number("The big model got a BLEU score of 28.4.", unit="BLEU")[0] == 28.4
+    assert read_number("28.4 BLEU", unit="BLEU")[0] == 28.4
+    assert read_number("28.4", unit="BLEU")[0] == 28.4  # a bare number is the number asked for
+    assert "which number is the BLEU" in read_number("zzz 28.4", unit="BLEU")[1]
+    got = read_number("28.4 BLEU on English-to-French.", unit="BLEU", wrong_context=french)
+    assert got == (None, french["french"])
+    assert "not what it is not" in read_number("It is not 28.4 BLEU.", unit="BLEU")[1]
+
+
+def test_close_names_the_mistake_and_never_the_distance():
+    hint = "did you divide by the number of relevant documents instead of k?"
+    ok, msg = close(0.5, 0.75, what="P@4", mistakes=[Mistake(0.5, hint)])
+    assert not ok and msg == f"P@4 0.5: {hint}"
+    ok, msg = close(0.6, 0.75, what="P@4", low="count the hits in the top 4 again")
+    assert not ok and msg == "P@4 0.6 is too low: count the hits in the top 4 again"
+    ok, msg = close(0.9, 0.75, what="P@4")
+    assert not ok and msg == "P@4 0.9 is too high" and "0.75" not in msg and "off by" not in msg
+    ok, msg = close(75, 0.75, what="P@4", share=True)
+    assert not ok and "not between 0 and 1" in msg and "percentage" in msg
+    assert close("0.7501", 0.75, what="P@4") == (True, "P@4 is 0.75")
+
+
+def test_close_each_reads_every_number():
+    ok, msg = close_each(("0.75", 0.7), (0.75, 0.7917), ("R-precision", "AP"))
+    assert not ok and msg == "R-precision is 0.75; AP 0.7 is too low"
+    assert close_each(0.75, (0.75, 0.7917), ("R-precision", "AP")) == (
+        False, "give two numbers: (R-precision, AP)")
+
+
+def test_count_accepts_forms_of_a_whole_number():
+    for answer in (4, 4.0, "4", "four", "Four", "There are 4."):
+        assert read_count(answer) == (4, ""), answer
+    assert read_count(4.5)[1] == "the count is a whole number, got 4.5"
+    assert count(5, 4, more="look at the split column") == (
+        False, "the count 5 is too many: look at the split column")
+    assert count(3, 4) == (False, "the count 3 is too few")
+    assert count(2, 4, mistakes=[Mistake(2, "that is with overlap")]) == (
+        False, "the count 2: that is with overlap")
+
+
+def test_yes_no_and_text():
+    assert read_bool("Yes") is True and read_bool("false") is False and read_bool("maybe") is None
+    assert yes_no("TRUE", True, right="r", wrong="w") == (True, "r")
+    assert yes_no(False, True, right="r", wrong="w") == (False, "w")
+    assert "True or False" in yes_no(1, True, right="r", wrong="w")[1]
+    assert same_text(" 'replaymisserror' ", "ReplayMissError")[0]
+    assert not same_text("KeyError", "ReplayMissError")[0]
+
+
+def test_same_items_ignores_case_and_does_not_name_what_is_missing():
+    assert same_items(["pdrop"], ["Pdrop"])[0]
+    assert same_items("Pdrop", ["Pdrop"])[0]  # one item given bare
+    ok, msg = same_items(["a", "c"], ["a", "b"])
+    assert not ok and msg == "the items: not expected: ['c']; 1 is missing"
+    assert "'b'" not in msg
+
+
+def test_negation():
+    assert negated("It is not 28.4") and negated("it isn't") and negated("never 8")
+    assert not negated("Nothing here is denied; notation and nowhere are words")
