@@ -111,8 +111,8 @@ WRONG = [
     ("11.4", 0.5, "a judge without position bias"),
     ("11.4", "1 of 48", "the share choosing the answer shown second"),
     ("11.4", "10 of 48", "count, over both orders"),
-    ("11.5", 0.3, "the apparent rate"),
-    ("11.5", "0.1", "divide it by TPR + TNR - 1"),
+    ("11.5", 0.32, "the apparent rate"),
+    ("11.5", "0.12", "divide it by TPR + TNR - 1"),
     # --- end notebook 11 ---
     ("13.1", 5, "still passes"),
     ("13.1", 9, "between 1 and 8"),
@@ -196,7 +196,7 @@ RIGHT_FORMS = [
 NEEDS_MODEL = {"04.2", "06.1", "08.2", "08.3"}
 #: exercises reworked on another branch this session (11: JUDGE, 13: CONCEPTS) that have no entry yet; a
 #: strict xfail says when their entries are in (remove them here then)
-PENDING: set[str] = {"11.1", "11.2", "11.3", "11.4"}
+PENDING: set[str] = set()
 
 
 def _marks(exercise_id: str) -> list:
@@ -214,7 +214,7 @@ def test_a_wrong_answer_is_refused_with_a_reason(exercise_id, answer, says):
 
 @pytest.mark.parametrize("exercise_id,answer,says", [
     pytest.param(e, a, s, id=f"{e}-{i}", marks=_marks(e)) for i, (e, a, s) in enumerate(WRONG)
-    if not e.startswith("11.")])
+    ])
 def test_feedback_on_a_wrong_answer_does_not_give_the_answer(exercise_id, answer, says):
     """The message of a refusal never shows the answer (its renderings, as the notebook audit reads them)."""
     ex = next(e for e in exercises(exercise_id[:2]) if e.id == exercise_id)

@@ -223,34 +223,38 @@ def _solve_first() -> Solution:
 
 
 # --- 11.5 -------------------------------------------------------------------------------------
+_APPARENT, _TPR, _TNR = 0.32, 0.9, 0.8
+
+
 def _rg() -> float:
     from ragworkbook.stats.correction import rogan_gladen
 
-    return rogan_gladen(0.30, 0.9, 0.8)
+    return rogan_gladen(_APPARENT, _TPR, _TNR)
 
 
 @exercise("11.5", "Correct a judge's hallucination rate",
           "A judge with TPR 0.9 (it catches 90% of hallucinated answers) and TNR 0.8 (it clears 80% of "
-          "faithful ones) flags 30% of a system's answers as hallucinated. Predict the true hallucination "
+          "faithful ones) flags 32% of a system's answers as hallucinated. Predict the true hallucination "
           "rate with the Rogan-Gladen formula, then compute it with rogan_gladen.")
 def _check_rg(answer: Any) -> tuple[bool, str]:
     x, why = _read_number(answer, "the corrected rate")
     if x is None:
         return False, why
-    expected = _rg()
-    if _near(x, expected, 2e-3):
-        return True, "most of the apparent 30% is the judge flagging faithful answers"
-    if _near(x, 0.30, 2e-3):
+    if _near(x, _rg(), 2e-3):
+        return True, "nearly half of the apparent 32% is the judge flagging faithful answers"
+    if _near(x, _APPARENT, 2e-3):
         return False, "that is the apparent rate, before the correction"
-    if _near(x, 0.10, 2e-3):
-        return False, "that is the numerator, 0.30 + TNR - 1: divide it by TPR + TNR - 1"
-    if _near(x, 0.3 / 0.9, 2e-3):
+    if _near(x, _APPARENT + _TNR - 1, 2e-3):
+        return False, "that is the numerator, apparent + TNR - 1: divide it by TPR + TNR - 1"
+    if _near(x, _APPARENT / _TPR, 2e-3):
         return False, "dividing by TPR alone forgets the faithful answers the judge flags (1 - TNR of them)"
     return False, "use p = (apparent + TNR - 1) / (TPR + TNR - 1)"
 
 
 @solves("11.5")
 def _solve_rg() -> Solution:
-    return Solution(_rg(), "(0.30 + 0.8 - 1) / (0.9 + 0.8 - 1) = 0.10 / 0.70 = 0.143: a fifth of the "
-                           "faithful answers are flagged by mistake, so most of the apparent 30% is the "
-                           "judge's error.")
+    p = _rg()
+    return Solution(p, f"({_APPARENT:.2f} + {_TNR} - 1) / ({_TPR} + {_TNR} - 1) = "
+                       f"{_APPARENT + _TNR - 1:.2f} / {_TPR + _TNR - 1:.2f} = {p:.3f}: a fifth of the "
+                       "faithful answers are flagged by mistake, so nearly half of the apparent 32% is the "
+                       "judge's error.")
