@@ -763,7 +763,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     p = add("judge-check", cmd_judge_check,
-            help="measure a judge against human labels (WikiEval, RAGChecker)",
+            help="measure a judge against labelled data (WikiEval, RAGChecker), beside its baseline",
             description="Run the package's judged metric (or the pairwise judge, or the deterministic word "
             "support) on a public labelled data set and report its agreement with the labels beside the data "
             "set's baseline (word overlap, question-answer cosine, similar-sentence share, token-F1 "

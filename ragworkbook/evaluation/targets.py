@@ -40,12 +40,15 @@ Conventions:
   of the result.
 - **A judged metric is rated only when its judge was measured and found
   reliable** (:func:`ragworkbook.judging.reliability.trusted`): the report's
-  reliability card for it says the judge's Cohen's kappa against human labels
-  (from ``ragworkbook judge-check``) is at least ``min_kappa`` (default 0.6,
-  "substantial" agreement), on the same judge model. Otherwise the rating is
-  ``"not rated"`` and the ``note`` says why (unmeasured, measured on another
-  judge, or the kappa and the threshold). A 0.85 faithfulness from a judge that
-  agrees with people at chance level is not "acceptable": it is unknown. The
+  reliability card for it (from ``ragworkbook judge-check --out FILE``, attached
+  with ``eval --judge-check FILE``) was measured on the same judge model, on at
+  least 30 labelled pairs, with the lower bound of the judge's Cohen's kappa
+  interval above ``min_kappa`` (default 0.6: "substantial" agreement or better)
+  and a judge-minus-baseline difference whose interval lies above 0. Otherwise
+  the rating is ``"not rated"`` and the ``note`` says why (unmeasured, measured on
+  another judge, too few pairs, the kappa and the threshold, or the baseline).
+  A 0.85 faithfulness from a judge that agrees with people at chance level is
+  not "acceptable": it is unknown. The
   ``judge`` column shows the judge's measured agreement beside every judged
   value.
 """
@@ -228,8 +231,8 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
     DataFrame with one row per metric that has a target: ``metric, value, ci_low, ci_high,
     target, poor, acceptable, good, band, rating, note, judge``; ``band`` is the mean's band,
     ``rating`` adds the bands the interval reaches ("good, but the interval reaches
-    acceptable"). A judged
-    metric whose judge is unmeasured or below ``min_kappa`` (default
+    acceptable"). A judged metric whose judge is unmeasured or fails the reliability gate
+    (kappa threshold ``min_kappa``, default
     :data:`~ragworkbook.judging.check.RELIABILITY_MIN_KAPPA`) gets the rating
     ``"not rated"`` and the reason in ``note``; ``judge`` describes the judge's measured
     agreement (empty for metrics no judge scored). If no metric has a target, the

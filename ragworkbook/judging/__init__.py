@@ -1,2 +1,2 @@
 """The LLM judge, the judged metrics (RAGAS-style metrics, the RAG triad, the pairwise judge), and how the
-judge itself is measured (public human-labelled data, ``judge-check``, reliability cards)."""
+judge itself is measured (public labelled data, ``judge-check``, reliability cards)."""

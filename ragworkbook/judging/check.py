@@ -475,8 +475,10 @@ def _difference(judge_credit: Sequence[float], base_credit: Sequence[float]) -> 
     if n < MIN_ITEMS:
         return too_few(n, method=method), math.nan, "too few"
     t = paired_test(judge_credit, base_credit, n_resamples=_N_SIGN_PATTERNS, seed=0)
+    patterns = (f"all {t.n_resamples} sign patterns" if t.exact
+                else f"{t.n_resamples} random sign patterns, seed 0")
     est = Estimate(t.mean_diff, t.ci_low, t.ci_high, n, t.confidence, t.n_resamples,
-                   method=("exact " if t.exact else "") + method)
+                   method=f"inverted paired sign-flip test ({patterns})")
     verdict = ("better" if t.ci_low > 0 else "worse" if t.ci_high < 0 else "not shown different")
     return est, t.p_value, verdict
 

@@ -1,4 +1,4 @@
-"""Public human-labelled data for measuring a judge: WikiEval pairs and RAGChecker's meta-evaluation.
+"""Public labelled data for measuring a judge: WikiEval pairs and RAGChecker's meta-evaluation.
 
 Two data sets, shipped in ``ragworkbook/data/`` with their licences (see ``ragworkbook/data/README.md``):
 

@@ -113,7 +113,8 @@ def test_a_judge_no_better_than_its_baseline_is_refused():
     assert not ok and "no baseline comparison" in why
     too_few = _card(0.9)
     too_few["kappa"] = {"value": None, "low": None, "high": None, "n": 4, "note": "too few"}
-    assert trusted(too_few) == (False, "the judge's kappa on wikieval-faithfulness is too few items; not rated")
+    assert trusted(too_few) == (False,
+                                "the judge's kappa on wikieval-faithfulness is too few items; not rated")
     assert trusted(_card(0.9)) == (True, "")
 
 
@@ -175,8 +176,8 @@ def test_eval_attaches_a_saved_judge_check_and_compare_reads_it(tmp_path, capsys
     reports = []
     for name in ("dense_ragas", "bm25_ragas"):
         out = tmp_path / f"{name}.json"
-        assert main(["eval", "--answers", str(data_path("outputs", f"{name}.jsonl")), "--metric", "word_support",
-                     "--judge-check", str(card), "--out", str(out), "--no-progress"]) == 0
+        assert main(["eval", "--answers", str(data_path("outputs", f"{name}.jsonl")), "--metric",
+                     "word_support", "--judge-check", str(card), "--out", str(out), "--no-progress"]) == 0
         reports.append(out)
     capsys.readouterr()
     rep = Report.load(reports[0])

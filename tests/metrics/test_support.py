@@ -55,7 +55,8 @@ def test_no_word_to_check_is_undefined_never_one():
 
 def test_it_is_a_registered_judged_metric_that_needs_no_llm():
     m = parse_metric("word-support")
-    assert (m.kind, m.family, m.spec.needs) == ("word_support", "judged", frozenset({"contexts"}))  # the contexts, no judge
+    # it needs the contexts, no judge
+    assert (m.kind, m.family, m.spec.needs) == ("word_support", "judged", frozenset({"contexts"}))
     sample = JudgeSample(question="q", answer="Madres Paralelas opened it.", contexts=[CONTEXT])
     r = judged_word_support(sample)
     assert r.outcome == "scored" and r.detail["unsupported"] == ["Madres", "Paralelas"]

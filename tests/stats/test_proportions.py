@@ -35,7 +35,8 @@ def test_zero_of_n_and_n_of_n_are_not_certainties():
 def test_fewer_than_five_items_give_no_rate(n):
     e = proportion(n, n)
     assert e.too_few and math.isnan(e.value) and math.isnan(e.low)
-    assert str(e) == f"too few (n = {n})" and e.to_dict()["value"] is None and e.to_dict()["note"] == "too few"
+    assert str(e) == f"too few (n = {n})" and e.to_dict()["value"] is None
+    assert e.to_dict()["note"] == "too few"
     assert not rate_of([True] * n).excludes(0.5)
     assert proportion(n, n, min_items=0).too_few == (n == 0)  # zero items never give a rate
 

@@ -100,6 +100,20 @@ WRONG = [
     ("12.2", ["q6"], "not expected: ['q6']"),
     ("12.3", 2, "retrieval order"),
     ("12.3", 3, "weakest chunk"),
+    # --- notebook 11 (JUDGE, issue 18) ---
+    ("11.1", 0, "counts every tie as a loss"),
+    ("11.1", "It is not 0.5", "not what it is not"),
+    ("11.1", "0.5 or 0.25", "give one value"),
+    ("11.2", 0.429, "that is p_o, the raw agreement"),
+    ("11.2", 0.162, "check the sign"),
+    ("11.3", 1.0, "does not know synonyms"),
+    ("11.3", 4 / 7, "leave the stop words out"),
+    ("11.4", 0.5, "a judge without position bias"),
+    ("11.4", "1 of 48", "the share choosing the answer shown second"),
+    ("11.4", "10 of 48", "count, over both orders"),
+    ("11.5", 0.32, "the apparent rate"),
+    ("11.5", "0.12", "divide it by TPR + TNR - 1"),
+    # --- end notebook 11 ---
     ("13.1", 5, "still passes"),
     ("13.1", 9, "between 1 and 8"),
     ("14.1", 0.6193, "x 100"),
@@ -182,7 +196,7 @@ RIGHT_FORMS = [
 NEEDS_MODEL = {"04.2", "06.1", "08.2", "08.3"}
 #: exercises reworked on another branch this session (11: JUDGE, 13: CONCEPTS) that have no entry yet; a
 #: strict xfail says when their entries are in (remove them here then)
-PENDING: set[str] = {"11.1", "11.2", "11.3", "11.4"}
+PENDING: set[str] = set()
 
 
 def _marks(exercise_id: str) -> list:
@@ -200,7 +214,7 @@ def test_a_wrong_answer_is_refused_with_a_reason(exercise_id, answer, says):
 
 @pytest.mark.parametrize("exercise_id,answer,says", [
     pytest.param(e, a, s, id=f"{e}-{i}", marks=_marks(e)) for i, (e, a, s) in enumerate(WRONG)
-    if not e.startswith("11.")])
+    ])
 def test_feedback_on_a_wrong_answer_does_not_give_the_answer(exercise_id, answer, says):
     """The message of a refusal never shows the answer (its renderings, as the notebook audit reads them)."""
     ex = next(e for e in exercises(exercise_id[:2]) if e.id == exercise_id)

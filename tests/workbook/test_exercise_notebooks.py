@@ -16,7 +16,7 @@ from ragworkbook.workbook.exercises.audit import audit_notebook, reveal_patterns
 NOTEBOOKS = {p.name[:2]: p for p in sorted((repo_root() / "notebooks").glob("[0-9][0-9]_*.ipynb"))}
 #: notebooks whose exercises are reworked on another branch this session (11: JUDGE, 13: CONCEPTS): their
 #: audit is expected to fail until then, and a strict xfail says when it passes (remove them here then)
-PENDING: set[str] = {"11"}
+PENDING: set[str] = set()
 #: notebooks whose solutions load a model (MiniLM): their audit is marked ``model``
 NEEDS_MODEL = {"04", "06", "08"}
 
