@@ -277,7 +277,8 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     # --- the run grouped by query (one segment each), each query in rank order
     rdoc = _Ids(run.doc)
     re = e_of_run.astype(np.int32 if slots < 2**31 else np.int64)[np.asarray(run.q)]
-    fold = _fold(rdoc.key(), spend=True)  # 32 bits per row is enough to search; whole keys are made when needed
+    # 32 bits per row are enough to search; whole keys are made when needed
+    fold = _fold(rdoc.key(), spend=True)
     rows: np.ndarray | None = None  # grouped position -> run row (None: the same)
     s = score.astype(np.float32) if float32 else score
     m = re.size

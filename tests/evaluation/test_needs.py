@@ -29,4 +29,5 @@ def test_the_message_names_each_family_its_defaults_and_how_to_give_what_it_need
     assert "the retrieved contexts (" in lines[1] and " - given" in lines[1]
     assert "token_f1" in lines[2] and HOW["reference"] in lines[2]
     assert "--judge" in lines[3]
-    assert "depending on the metric, a reference answer" in lines[3] and "the retrieved contexts (" in lines[3]
+    assert "depending on the metric, a reference answer" in lines[3]
+    assert "the retrieved contexts (" in lines[3]
