@@ -23,6 +23,8 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragworkbook.metrics.registry import parse_metric
+
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.evaluation.report import Report
 
@@ -449,7 +451,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for m, why in gate.not_compared.items():
         print(f"GATE FAILED: cannot compare {m}: {why}", file=sys.stderr)
     for m, why in gate.untrusted.items():
-        print(f"GATE FAILED: {m} is judged by an LLM whose reliability is not established: {why}",
+        by = "an LLM" if "judge" in parse_metric(m).spec.needs else "a rule"
+        print(f"GATE FAILED: {m} is judged by {by} whose reliability is not established: {why}",
               file=sys.stderr)
     for which, why in gate.incomplete.items():
         path = args.report_a if which == "A" else args.report_b

@@ -186,7 +186,7 @@ def test_eval_attaches_a_saved_judge_check_and_compare_reads_it(tmp_path, capsys
     assert got["baseline"]["name"] == "word overlap"
     assert main(["compare", *map(str, reports), "--fail-if-worse", "word_support"]) == 1
     err = capsys.readouterr().err
-    assert "GATE FAILED: word_support is judged by an LLM whose reliability is not established" in err
+    assert "GATE FAILED: word_support is judged by a rule whose reliability is not established" in err
     assert "its lower bound must be above 0.60" in err
     # a file that is not a judge-check, and a card without a judge to describe
     bad = tmp_path / "bad.json"
