@@ -259,8 +259,11 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
             # mean_diff = mean(b - a); the interval inverts the same test at 1 - alpha, so it
             # excludes 0 exactly when p < alpha (the verdict and the interval never disagree)
             res = paired_test(vb, va, method=method, seed=seed, confidence=1 - alpha)
+            # the inverted bounds are found by search: a bound of zero can come back as -1e-13 (printed
+            # -0.000); 12 decimals is far below any difference of scores
             rec.update(mean_a=sum(va) / len(va), mean_b=sum(vb) / len(vb), diff=float(res.mean_diff),
-                       ci_low=float(res.ci_low), ci_high=float(res.ci_high), p_value=float(res.p_value))
+                       ci_low=round(float(res.ci_low), 12) + 0.0, ci_high=round(float(res.ci_high), 12) + 0.0,
+                       p_value=float(res.p_value))
             sign = 1.0 if parse_metric(ma).higher_is_better else -1.0
             if res.p_value < alpha and res.mean_diff != 0:
                 rec["verdict"] = "better" if sign * res.mean_diff > 0 else "worse"
