@@ -25,7 +25,8 @@ def _run(capsys, *argv):
 @pytest.mark.parametrize("dataset", [
     "wikieval-faithfulness",
     pytest.param("wikieval-answer-relevance", marks=pytest.mark.model),  # answer relevancy embeds with MiniLM
-    "wikieval-context-relevance",
+    # context relevance's baseline (the share of context sentences similar to the question) embeds with MiniLM
+    pytest.param("wikieval-context-relevance", marks=pytest.mark.model),
     "ragchecker",
 ])
 def test_replayed_judge_check_prints_the_same_bytes_twice(capsys, dataset):

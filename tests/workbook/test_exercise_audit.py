@@ -73,6 +73,11 @@ def test_value_patterns():
     import re
     for shown in ("0.75", "0.750", "0.7500", "75%", "75.0 %"):
         assert any(re.search(p, f"it is {shown}.") for p in pats), shown
-    assert value_patterns(0.0078) == [r"(?<![\d.])0\.0078(?!\d)", r"(?<![\d.])0\.78\s?%"]
+    lead = r"(?<![\d.])(?<!(?<!\d)[-\u2212])"
+    assert value_patterns(0.0078) == [lead + r"0\.0078(?!\d)", lead + r"0\.78\s?%"]
+    # a positive answer is not found in its negative (a difference's bound), but is in a range
+    assert not any(re.search(p, "[-0.727, -0.42]") for p in value_patterns(0.7273))
+    assert any(re.search(p, "between 0.5-0.727") for p in value_patterns(0.7273))
+    assert any(re.search(p, "a change of -0.727") for p in value_patterns(-0.7273))
     assert value_patterns(["Pdrop"]) == [r"(?<!\w)Pdrop(?!\w)"]
     assert not re.search(pats[0], "10.75") and not re.search(pats[0], "0.7512")

@@ -56,10 +56,10 @@ def value_patterns(value: Any) -> list[str]:
     """Regexes for the renderings of a solution value that would reveal it.
 
     A non-integral float: its 2-4 decimal renderings (1-4 from 10 up: 28.4 as "28.4") that keep two
-    significant digits or more (0.75 as "0.75", "0.750", "0.7500") and, for a share in (0, 1), its
-    percentages ("75%", "75.0 %"); an integral float: "1.00", "1.000", "1.0000"; a string: itself as a
-    word (any case); a list or tuple: its items' patterns. An int or a bool has none: too common a sight
-    to look for (declare ``reveals``).
+    significant digits or more (0.75 as "0.75", "0.750", "0.7500"; a positive value not where a minus
+    sign precedes it) and, for a share in (0, 1), its percentages ("75%", "75.0 %"); an integral float:
+    "1.00", "1.000", "1.0000"; a string: itself as a word (any case); a list or tuple: its items'
+    patterns. An int or a bool has none: too common a sight to look for (declare ``reveals``).
     """
     if isinstance(value, bool) or isinstance(value, int):
         return []
@@ -69,10 +69,13 @@ def value_patterns(value: Any) -> list[str]:
         places = (1, 2, 3, 4) if abs(value) >= 10 else (2, 3, 4)
         shown = {f"{value:.{d}f}" for d in (2, 3, 4)} if value.is_integer() else {
             f"{value:.{d}f}" for d in places if _significant(f"{value:.{d}f}") >= 2}
-        pats = [r"(?<![\d.])" + re.escape(s) + r"(?!\d)" for s in sorted(shown)]
+        # a positive answer is not revealed by its negative (a difference's bound -0.727 is not 0.727);
+        # a hyphen after a digit is a range ("0.5-0.727") and still counts
+        lead = r"(?<![\d.])" if value < 0 else r"(?<![\d.])(?<!(?<!\d)[-\u2212])"
+        pats = [lead + re.escape(s) + r"(?!\d)" for s in sorted(shown)]
         if 0 < value < 1:
             pct = {f"{100 * value:.{d}f}" for d in (0, 1, 2) if _significant(f"{100 * value:.{d}f}") >= 2}
-            pats += [r"(?<![\d.])" + re.escape(p) + r"\s?%" for p in sorted(pct)]
+            pats += [lead + re.escape(p) + r"\s?%" for p in sorted(pct)]
         return pats
     if isinstance(value, str):
         return [r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)"] if value.strip() else []
