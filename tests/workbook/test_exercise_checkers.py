@@ -103,7 +103,7 @@ WRONG = [
     # --- notebook 11 (JUDGE, issue 18) ---
     ("11.1", 0, "counts every tie as a loss"),
     ("11.1", "It is not 0.5", "not what it is not"),
-    ("11.1", "0.5 or 0.25", "give one value"),
+    ("11.1", "0.5 or 0.25", "states several numbers (0.5, 0.25)"),
     ("11.2", 0.429, "that is p_o, the raw agreement"),
     ("11.2", 0.162, "check the sign"),
     ("11.3", 1.0, "does not know synonyms"),
@@ -190,6 +190,8 @@ RIGHT_FORMS = [
     ("05.5", "Above both"),
     ("12.3", 5.0),
     ("15.3", "no"),
+    ("11.2", "kappa = \u22120.162"),      # a typeset minus
+    ("11.4", "47 of 48"),               # a count read as a share
 ]
 
 #: checkers that run the dense retriever, embed the answer (MiniLM) or replay a run that needs it

@@ -25,7 +25,7 @@ from ragworkbook.workbook.exercises.checking import (
 
 @pytest.mark.parametrize("answer", [0.75, "0.75", " .75 ", "3/4", "3 / 4", "75%", Fraction(3, 4),
                                     np.float64(0.75), "Precision@4 is 0.75", "P@4 = 3 / 4 = 0.75",
-                                    "It is 75%."])
+                                    "It is 75%.", "3 of 4", "it is 3 out of 4"])
 def test_reasonable_forms_of_a_share_are_read(answer):
     assert read_number(answer, "P@4", share=True) == (0.75, "")
 
@@ -45,6 +45,11 @@ def test_reasonable_forms_of_a_share_are_read(answer):
 def test_unreadable_numbers_say_why(answer, says):
     value, why = read_number(answer, "P@4", share=True)
     assert value is None and says in why
+
+
+def test_a_typeset_minus_is_a_minus():
+    assert read_number("\u22120.16", "kappa") == (-0.16, "")
+    assert read_number("kappa is \u22120.16", "kappa") == (-0.16, "")
 
 
 def test_a_percentage_is_refused_where_the_quantity_is_not_a_share():

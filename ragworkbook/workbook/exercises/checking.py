@@ -41,7 +41,8 @@ __all__ = [
 
 #: words that turn a statement into its negation ("it is not 28.4", "isn't", "never")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
-_FRACTION = re.compile(r"(?<![\w.@/])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])")
+_FRACTION = re.compile(r"(?<![\w.@/])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])"
+                       r"|(?<![\w.@/])(\d+)\s+(?:out\s+)?of\s+(\d+)(?![\w./])")  # "3/4", "47 of 48"
 _FRACTION_WORDS = re.compile(r"\b(?:halves|half|thirds?|quarters?|fifths?|sixths?|tenths?)\b", re.IGNORECASE)
 _PLAIN = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve"
@@ -67,15 +68,15 @@ def negated(text: str) -> bool:
 
 
 def _number_spans(text: str) -> list[tuple[float, str, int, int]]:
-    """(value, unit, start, end) of every number in a sentence: fractions "3/4" first, then the numbers of
-    :func:`ragworkbook.metrics.numeric.extract_numbers` outside them; a number right after "@" is a
-    cutoff ("Precision@4"), not a value."""
+    """(value, unit, start, end) of every number in a sentence: fractions ("3/4", "47 of 48") first, then
+    the numbers of :func:`ragworkbook.metrics.numeric.extract_numbers` outside them; a number right after
+    "@" is a cutoff ("Precision@4"), not a value."""
     found: list[tuple[float, str, int, int]] = []
     taken: list[tuple[int, int]] = []
     for m in _FRACTION.finditer(text):
-        den = float(m.group(2))
+        num, den = (float(g) for g in (m.group(1, 2) if m.group(1) is not None else m.group(3, 4)))
         if den:
-            found.append((float(m.group(1)) / den, "", m.start(), m.end()))
+            found.append((num / den, "", m.start(), m.end()))
             taken.append((m.start(), m.end()))
     for n in extract_numbers(text):
         if any(a <= n.start < b for a, b in taken) or text[:n.start].endswith("@"):
@@ -98,12 +99,12 @@ def read_number(answer: Any, what: str = "the value", *, unit: str | None = None
                 wrong_context: Mapping[str, str] | None = None) -> tuple[float | None, str]:
     """Read one number from ``answer``: ``(value, "")``, or ``(None, why it cannot be read)``.
 
-    Accepted: a real number (not a bool, not NaN); a string holding one, a fraction ("3/4") or, when the
-    quantity is a ``share`` (between 0 and 1), a percentage ("75%" is 0.75); a sentence stating one
-    number. In a sentence, a required ``unit`` must label the number ("28.4 BLEU", "a BLEU score of
-    28.4"); ``wrong_context`` maps a regex to the message given when the sentence matches it (a sentence
-    about the wrong language pair); a negated sentence and one stating several different numbers are
-    refused.
+    Accepted: a real number (not a bool, not NaN); a string holding one (a typeset minus "\u2212" reads
+    as "-"), a fraction ("3/4", "47 of 48") or, when the quantity is a ``share`` (between 0 and 1), a
+    percentage ("75%" is 0.75); a sentence stating one number. In a sentence, a required ``unit`` must
+    label the number ("28.4 BLEU", "a BLEU score of 28.4"); ``wrong_context`` maps a regex to the message
+    given when the sentence matches it (a sentence about the wrong language pair); a negated sentence and
+    one stating several different numbers are refused.
     """
     if isinstance(answer, bool):
         return None, f"{what} is a number, not {answer}"
@@ -114,7 +115,7 @@ def read_number(answer: Any, what: str = "the value", *, unit: str | None = None
         return value, ""
     if not isinstance(answer, str):
         return None, f"{what} should be a number (or a sentence stating it), got {type(answer).__name__}"
-    text = answer.strip()
+    text = answer.strip().replace("\u2212", "-")  # a typeset minus sign reads as "-"
     if not text:
         return None, f"{what} should be a number, got an empty string"
     if _PLAIN.fullmatch(text):

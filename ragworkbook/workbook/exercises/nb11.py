@@ -1,50 +1,19 @@
 """Exercises of notebook 11 (judging the judge) and their solutions.
 
 The answers that need the judge replay the recorded ``judge-check`` runs of the embedded model
-(``ragworkbook/data/recordings/judge_check_*.json``). A checker reads a number given as a number or
-inside a sentence ("about 0.98", "47 of 48", "98%"), refuses a sentence that gives several numbers or
-says what the value is not, and points at the mistake a wrong value suggests, never at its distance.
+(``ragworkbook/data/recordings/judge_check_*.json``). A checker reads a number with
+:func:`~ragworkbook.workbook.exercises.checking.read_number` (a number or a sentence: "about 0.98",
+"47 of 48", "98%"; several numbers or a negation refused) and points at the mistake a wrong value
+suggests, never at its distance.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
 from ragworkbook.workbook.exercises import Solution, exercise, solves
-
-_NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?|[-+−]?\.\d+")
-_NEGATION = re.compile(r"\b(not|no|isn't|isnt|never|nor|neither)\b", re.IGNORECASE)
-
-
-def _read_number(answer: Any, what: str) -> tuple[float | None, str]:
-    """The one number an answer gives (a number, or a sentence: "47 of 48" and "98%" read as shares),
-    or None with the reason it cannot be read."""
-    if isinstance(answer, bool):
-        return None, f"{what} is a number, not {answer}"
-    if isinstance(answer, (int, float)):
-        return float(answer), ""
-    if not isinstance(answer, str):
-        return None, f"{what} is a number (or a sentence giving it), got {type(answer).__name__}"
-    text = answer.strip()
-    if _NEGATION.search(text):
-        return None, f"say what {what} is, not what it is not"
-    of = re.search(r"(\d+)\s*(?:of|out of|/)\s*(\d+)", text)
-    if of and int(of.group(2)) > 0:
-        rest = _NUMBER.findall(text[:of.start()] + text[of.end():])
-        if rest:
-            return None, f"give one value for {what} (the sentence gives {len(rest) + 1})"
-        return int(of.group(1)) / int(of.group(2)), ""
-    found = _NUMBER.findall(text)
-    if not found:
-        return None, f"no number in {answer!r}: give {what}"
-    if len(set(found)) > 1:
-        return None, f"give one value for {what} (the sentence gives {len(set(found))}: {', '.join(found)})"
-    value = float(found[0].replace("−", "-"))
-    if re.search(re.escape(found[0]) + r"\s*(%|percent)", text):
-        value /= 100
-    return value, ""
+from ragworkbook.workbook.exercises.checking import read_number
 
 
 def _near(x: float, y: float, tol: float) -> bool:
@@ -72,7 +41,7 @@ def _constant_accuracy() -> float:
           "A judge gives every WikiEval answer the same faithfulness, 0.7. Predict its pairwise accuracy as "
           "the package counts it (a tie counts half), then compute it with pairwise_accuracy.")
 def _check_constant(answer: Any) -> tuple[bool, str]:
-    x, why = _read_number(answer, "the pairwise accuracy")
+    x, why = read_number(answer, "the pairwise accuracy", share=True)
     if x is None:
         return False, why
     expected = _constant_accuracy()
@@ -102,13 +71,13 @@ def _confusion() -> Any:
 
     res = _check("wikieval-faithfulness")
     th = res.settings["threshold"]
-    human, judge = [], []
+    truth, judge = [], []  # the construction labels: 1 for the grounded answer of each pair
     for p in res.pairs:
         for label, which in ((1, "good"), (0, "bad")):
             if p[f"{which}_outcome"] == "scored":
-                human.append(label)
+                truth.append(label)
                 judge.append(int(p[which] >= th))
-    m, _ = confusion_matrix(human, judge, labels=[0, 1])
+    m, _ = confusion_matrix(truth, judge, labels=[0, 1])
     n = m.sum()
     p_o = (m[0, 0] + m[1, 1]) / n
     p_e = (m[0].sum() * m[:, 0].sum() + m[1].sum() * m[:, 1].sum()) / n ** 2
@@ -120,7 +89,7 @@ def _confusion() -> Any:
           "above), compute Cohen's kappa by hand: p_o from the diagonal, p_e from the row and column "
           "totals, then (p_o - p_e) / (1 - p_e).")
 def _check_kappa(answer: Any) -> tuple[bool, str]:
-    x, why = _read_number(answer, "kappa")
+    x, why = read_number(answer, "kappa")
     if x is None:
         return False, why
     _, p_o, p_e, kappa = _confusion()
@@ -164,7 +133,7 @@ def _paraphrase_support() -> Any:
           "support: the share of its content words (stop words such as 'the' and 'on' left out, words "
           "compared by their stems) that occur in the context.")
 def _check_support(answer: Any) -> tuple[bool, str]:
-    x, why = _read_number(answer, "the word support")
+    x, why = read_number(answer, "the word support", share=True)
     if x is None:
         return False, why
     ws = _paraphrase_support()
@@ -196,7 +165,7 @@ def _position() -> Any:
           "order-verdicts that preferred an answer, what share preferred the answer shown first? "
           "(No position bias: 0.5.)")
 def _check_first(answer: Any) -> tuple[bool, str]:
-    x, why = _read_number(answer, "the share")
+    x, why = read_number(answer, "the share", share=True)
     if x is None:
         return False, why
     pb = _position()
@@ -237,7 +206,7 @@ def _rg() -> float:
           "faithful ones) flags 32% of a system's answers as hallucinated. Predict the true hallucination "
           "rate with the Rogan-Gladen formula, then compute it with rogan_gladen.")
 def _check_rg(answer: Any) -> tuple[bool, str]:
-    x, why = _read_number(answer, "the corrected rate")
+    x, why = read_number(answer, "the corrected rate", share=True)
     if x is None:
         return False, why
     if _near(x, _rg(), 2e-3):
