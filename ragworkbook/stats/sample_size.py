@@ -30,7 +30,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest, norm
+from scipy.stats import norm
+
+from ragworkbook.stats.proportions import proportion as shared_proportion
 
 __all__ = ["Proportion", "proportion", "interval_width", "items_for_width", "items_to_spot"]
 
@@ -70,20 +72,13 @@ def _check_confidence(confidence: float) -> float:
 
 
 def proportion(k: int, n: int, confidence: float = 0.95) -> Proportion:
-    """``k`` successes of ``n`` with the Wilson score interval (scipy); ValueError unless
-    ``0 <= k <= n`` are whole numbers."""
-    confidence = _check_confidence(confidence)
-    for name, v in (("k", k), ("n", n)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (
-                isinstance(v, float) and v.is_integer()):
-            raise ValueError(f"{name} must be a whole number, got {v!r}")
-    k, n = int(k), int(n)
-    if n < 0 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
+    """``k`` successes of ``n`` with the Wilson score interval, as ``k`` of ``n``: the interval and
+    the checks (ValueError unless ``0 <= k <= n`` are whole numbers) are
+    :func:`ragworkbook.stats.proportions.proportion`'s; 0 items give NaN bounds."""
+    est = shared_proportion(k, n, confidence=confidence, method="wilson", min_items=1)
+    if est.too_few:  # 0 items
         return Proportion(0, 0, math.nan, math.nan, confidence)
-    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return Proportion(k, n, float(ci.low), float(ci.high), confidence)
+    return Proportion(int(k), int(n), float(est.low), float(est.high), confidence)
 
 
 def _check_p(p: float, method: str) -> float:

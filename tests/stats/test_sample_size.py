@@ -27,11 +27,12 @@ def test_proportion_edges_and_bad_input():
     empty = proportion(0, 0)
     assert math.isnan(empty.value) and math.isnan(empty.low) and str(empty) == "n/a (0 items)"
     assert proportion(4.0, 8).k == 4  # a whole float is a count
-    with pytest.raises(ValueError, match="need 0 <= k <= n"):
+    # the checks are stats.proportions.proportion's (k is its `successes`)
+    with pytest.raises(ValueError, match="needs 0 <= successes <= n, got 5 of 4"):
         proportion(5, 4)
-    with pytest.raises(ValueError, match="k must be a whole number"):
+    with pytest.raises(ValueError, match="successes must be a whole number, got 1.5"):
         proportion(1.5, 4)
-    with pytest.raises(ValueError, match="confidence must be strictly between 0 and 1"):
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
         proportion(1, 4, confidence=95)
 
 
