@@ -85,6 +85,11 @@ def _split_names(values: Iterable[str] | None) -> list[str] | None:
 def cmd_ir_eval(args: argparse.Namespace) -> int:
     """``ragworkbook ir-eval [-q] [-c] [-M N] [-l L] [-m MEASURE]... QRELS RUN``: trec_eval's measures
     and output (its default set without ``-m``), or ragworkbook's metric names (``--metric``)."""
+    import os
+
+    # no linear algebra here: one OpenBLAS thread (numpy's idle OpenBLAS threads spin for about 0.1 s of
+    # CPU once numpy is imported); set before numpy is, and never over the user's own setting
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from ragworkbook.corpus.trec import read_qrels_columns, read_run_columns
     from ragworkbook.metrics.batch import evaluate_columns
     from ragworkbook.metrics.trec_names import parse_trec_measures, trec_lines
@@ -836,8 +841,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from ragworkbook.llm.base import LLMError  # stdlib-only module: cheap to import
-
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
@@ -848,11 +851,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
         print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except LLMError as exc:  # backend down, model not pulled, replay miss: the message says what to do
-        print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # backend down, model not pulled, replay miss: the message says what to do. An LLMError was raised
+        # by ragworkbook.llm, so that module is loaded; a command that never loads it (ir-eval) stays fast
+        llm_base = sys.modules.get("ragworkbook.llm.base")
+        if llm_base is None or not isinstance(exc, llm_base.LLMError):
+            raise
+        print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _silence_stdout() -> None:

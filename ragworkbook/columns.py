@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["Columns", "as_id_array"]
+__all__ = ["Columns", "as_id_array", "row_indices", "numbers_of", "mask_of", "string_array",
+           "found_or"]
 
 #: The pyarrow types a document-id column may have.
 _STRING_TYPES = (pa.string(), pa.large_string())
@@ -47,6 +48,64 @@ def as_id_array(ids: Any) -> pa.Array | pa.ChunkedArray:
         raise ValueError("document ids must be UTF-8 text") from None
 
 
+def row_indices(rows: np.ndarray) -> pa.Array:
+    """Row numbers as a pyarrow int64 array for ``take``, without a copy when they are int64 already.
+
+    Built from the numpy buffer: ``pa.array`` would import pandas (about half a second) to ask whether
+    its argument is a pandas object."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), rows.size, [None, pa.py_buffer(rows)])
+
+
+def string_array(strings: Sequence[str]) -> pa.Array:
+    """Python strings as a pyarrow (large) string array, built from their UTF-8 bytes (``pa.array`` would
+    import pandas)."""
+    data = [x.encode("utf-8") for x in strings]
+    off = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, data), dtype=np.int64, count=len(data)), out=off[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(data),
+                                 [None, pa.py_buffer(off), pa.py_buffer(b"".join(data))])
+
+
+def _one_chunk(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr
+
+
+def numbers_of(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A pyarrow array of fixed-width numbers without nulls as a numpy view of its buffer (no copy for
+    one chunk). ``to_numpy`` would import pandas, as ``pa.array`` does."""
+    arr = _one_chunk(arr)
+    if arr.null_count:
+        raise ValueError("numbers_of: the array has nulls")
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+
+
+def found_or(arr: pa.Array | pa.ChunkedArray, missing: np.ndarray | int) -> np.ndarray:
+    """The int64 values of an integer array (``pc.index_in``'s answer), ``missing`` where it is null
+    (``pc.fill_null`` would make a pyarrow scalar, which imports pandas)."""
+    arr = _one_chunk(arr)
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    values = np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr),
+                           offset=arr.offset * dtype.itemsize).astype(np.int64)
+    if not arr.null_count:
+        return values
+    bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
+    valid = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
+    return np.where(valid, values, missing)
+
+
+def mask_of(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A pyarrow boolean array without nulls as a numpy bool array (its bits unpacked)."""
+    arr = _one_chunk(arr)
+    if arr.null_count:
+        raise ValueError("mask_of: the array has nulls")
+    bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
+    return np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
+
+
 @dataclass(frozen=True, eq=False)
 class Columns:
     """Qrels or a run as columns: one row per judgement or retrieved document.
@@ -58,6 +117,8 @@ class Columns:
     row i is line i + 1), so that an error can say where the offending row is.
     ``tag``: the run's name (the sixth field of a run file's first line, trec_eval's
     ``runid``). ``from_file``: ``source`` is a file's path (messages then say ``file:line``).
+    ``qid_array``: ``qids`` as a pyarrow string array when the maker has it so (the TREC reader);
+    :attr:`qids_arrow` makes it from ``qids`` otherwise.
     """
 
     qids: Sequence[str]
@@ -68,8 +129,11 @@ class Columns:
     line: np.ndarray | None = None
     tag: str = ""
     from_file: bool = False
+    qid_array: pa.Array | None = None
 
     def __post_init__(self) -> None:
+        if self.qid_array is not None and len(self.qid_array) != len(self.qids):
+            raise ValueError(f"qid_array holds {len(self.qid_array)} ids, qids {len(self.qids)}")
         object.__setattr__(self, "doc", as_id_array(self.doc))
         object.__setattr__(self, "q", np.asarray(self.q))
         object.__setattr__(self, "value", np.asarray(self.value, dtype=np.float64))
@@ -79,6 +143,11 @@ class Columns:
                              f"value {len(self.value)}")
         if n and (int(self.q.min()) < 0 or int(self.q.max()) >= len(self.qids)):
             raise ValueError("q must index into qids")
+
+    @property
+    def qids_arrow(self) -> pa.Array:
+        """The distinct query ids as a pyarrow string array (``qid_array``, or made from ``qids``)."""
+        return self.qid_array if self.qid_array is not None else string_array(self.qids)
 
     def __len__(self) -> int:
         return len(self.q)

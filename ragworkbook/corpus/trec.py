@@ -16,16 +16,19 @@ Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval
 10). A UTF-8 byte-order mark at the start of the file is skipped (it is not part
 of the first query id).
 
-Reading is columnar: the file is read in blocks of 16 MiB of whole lines and each
-block is parsed by pyarrow's CSV reader (space-separated, no quoting) into typed
-columns: query ids, document ids, grades or scores as float64 (Arrow parses
-decimals correctly rounded, the same double as ``strtod``); query ids are
-interned once per run of equal ids. That fast path takes the usual file: ASCII
-or valid UTF-8, fields separated by single spaces, lines ending in ``\n``, no
-blank, comment, overlong or malformed line, every number finite (a score may be
-infinite). Any other block sends the whole file to the **exact reader**, which
-splits lines into fields with numpy on their bytes (any whitespace, text after
-the sixth field, comments, blank lines) and parses numbers with a vectorised
+Reading is columnar: the file is read in blocks of 4 MiB of whole lines (one
+reused buffer that stays in the processor's cache) and each block is checked with
+numpy and parsed by pyarrow's CSV reader on one thread (space-separated, no
+quoting) into typed columns: query ids, document ids, grades or scores as float64
+(Arrow parses decimals correctly rounded, the same double as ``strtod``); the
+query id of each run of equal ids is kept and all are numbered at the end by
+pyarrow's hash table (in order of first appearance). That fast path takes the
+usual file: ASCII or valid UTF-8, fields separated by single spaces, lines ending
+in ``\n``, no blank, comment, overlong or malformed line, every number finite (a
+score may be infinite); a pipe goes to the exact reader whole. Any other block
+sends the whole file to the **exact reader**, which splits lines into fields with
+numpy on their bytes (any whitespace, text after the sixth field, comments, blank
+lines) and parses numbers with a vectorised
 decimal reader equal to ``strtod``: it either reads the file or raises the
 line-numbered error, so what is accepted and every message are the same on both
 paths. :func:`read_run_columns` and :func:`read_qrels_columns` return
@@ -56,7 +59,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ragworkbook._io import atomic_write_text
-from ragworkbook.columns import Columns
+from ragworkbook.columns import Columns, mask_of, numbers_of, row_indices
 
 __all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
            "MAX_LINE_BYTES", "EXCERPT"]
@@ -67,7 +70,7 @@ PathLike = str | os.PathLike
 MAX_LINE_BYTES = 1 << 20
 #: At most this many characters of a bad line are shown in an error message.
 EXCERPT = 80
-_BLOCK = 1 << 24
+_BLOCK = 1 << 22
 _POW10 = 10.0 ** np.arange(23)
 
 
@@ -346,7 +349,8 @@ def _fast_columns(p: Path, what: str) -> Columns:
     """The fast path (see the module docstring); :class:`_NeedsExact` at the first block it does not take."""
     fields, value_col = (4, "f3") if what == "qrels" else (6, "f4")
     names = [f"f{i}" for i in range(fields)]
-    read = pacsv.ReadOptions(column_names=names, block_size=MAX_LINE_BYTES, use_threads=True)
+    # one thread: pyarrow's threads would parse a block in less time but with more CPU in all
+    read = pacsv.ReadOptions(column_names=names, block_size=_BLOCK + 1, use_threads=False)
     parse = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
                                newlines_in_values=False, ignore_empty_lines=False)
     types = {"f0": pa.string(), "f2": pa.string(), value_col: pa.float64()}
@@ -354,81 +358,146 @@ def _fast_columns(p: Path, what: str) -> Columns:
                                    include_columns=["f0", "f2", value_col], null_values=[],
                                    strings_can_be_null=False, quoted_strings_can_be_null=False,
                                    check_utf8=False)
-    # the columns, written block by block into arrays sized for the most lines the file can hold (pages
+    # the columns, written batch by batch into arrays sized for the most lines the file can hold (pages
     # never written are never resident): no list of pieces joined at the end, no second copy
+    if not p.is_file():
+        raise _NeedsExact  # a pipe: its size is not known beforehand
     size = p.stat().st_size
     cap = size // (2 * fields) + 2
-    values = codes = doc_bytes = doc_off = np.zeros(0)  # allocated at the first block read
+    values = doc_bytes = doc_off = np.zeros(0)  # allocated at the first block read
     rows = used = 0
-    intern: dict[str, int] = {}
+    heads: list[pa.Array] = []  # the query id of each run of equal ids, and the run's length
+    runs: list[np.ndarray] = []
     tag = ""
-    last: str | None = None
     for b in _whole_lines(p):
-        # only spaces between fields and one newline after each line: no other byte below 33, no two
-        # separators in a row (a blank line, a run of spaces, a space at a line's start or end)
-        low = b <= 32
-        if low[0] or (low[1:] & low[:-1]).any() or np.count_nonzero(b < 32) != np.count_nonzero(b == 10):
+        counts = _plain(b)
+        if counts is None:
             raise _NeedsExact
-        del low
-        if b.max() >= 128:  # not ASCII: it must be UTF-8
-            try:
-                b.tobytes().decode("utf-8")
-            except UnicodeDecodeError:
-                raise _NeedsExact from None
         try:
             table = pacsv.read_csv(pa.BufferReader(pa.py_buffer(b)), read_options=read, parse_options=parse,
                                    convert_options=convert)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             raise _NeedsExact from None
-        qid = table.column("f0").combine_chunks()
-        if pc.any(pc.starts_with(qid, "#")).as_py():
-            raise _NeedsExact  # a comment line
-        v = table.column(value_col).to_numpy()
-        if (np.isnan(v).any() if what == "run" else not np.isfinite(v).all()):
+        # every line has `fields` fields (pyarrow checked), ends with the one newline pyarrow saw, and holds
+        # no other byte below 33
+        if counts != (fields * table.num_rows, table.num_rows):
             raise _NeedsExact
         if what == "run" and not tag:
-            tag = b[:int(np.argmax(b == 10))].tobytes().split(b" ")[5].decode("utf-8")
-        # the query of each row: runs of equal ids, each run's id interned once
-        if len(qid) > 1:
-            change = np.flatnonzero(pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)) + 1
-        else:
-            change = np.zeros(0, dtype=np.int64)
-        starts = np.r_[0, change]
-        run_ids = qid.take(pa.array(starts)).to_pylist()
-        seg = np.fromiter((intern.setdefault(q, len(intern)) for q in run_ids), dtype=np.int64,
-                          count=len(run_ids))
-        k = len(qid)
+            first_line = b[:MAX_LINE_BYTES + 1]
+            tag = first_line[:int(np.argmax(first_line == 10))].tobytes().split(b" ")[5].decode("utf-8")
         if not rows:
             values = np.empty(cap, dtype=np.float64)
-            codes = np.empty(cap, dtype=np.int32)
-            doc_bytes = np.empty(size + 1, dtype=np.uint8)
+            # three words of slack after the bytes: the ranking reads them as aligned 8-byte words
+            # without a copy (metrics.ranking._Ids)
+            doc_bytes = np.empty(size + 32, dtype=np.uint8)
             doc_off = np.empty(cap + 1, dtype=np.int32 if size < 2**31 else np.int64)
             doc_off[0] = 0
-        codes[rows:rows + k] = np.repeat(seg, np.diff(np.r_[starts, k]))
-        values[rows:rows + k] = v
-        d = table.column("f2").combine_chunks()
-        off = np.frombuffer(d.buffers()[1], dtype=np.int32)[d.offset:d.offset + k + 1]
-        data = np.frombuffer(d.buffers()[2], dtype=np.uint8)[off[0]:off[-1]]
-        doc_bytes[used:used + data.size] = data
-        doc_off[rows + 1:rows + k + 1] = off[1:] - off[0] + used
-        used += data.size
-        rows += k
-        last = run_ids[-1]
-        del table, qid, d
-    if last is None:
+        for batch in table.to_batches():
+            k = batch.num_rows
+            if not k:
+                continue
+            if rows + k > cap:
+                raise _NeedsExact  # the file grew while it was read
+            head, run = _query_runs(batch.column(0))
+            heads.append(head)
+            runs.append(run)
+            v = numbers_of(batch.column(2))
+            if (np.isnan(v).any() if what == "run" else not np.isfinite(v).all()):
+                raise _NeedsExact
+            values[rows:rows + k] = v
+            d = batch.column(1)
+            off = np.frombuffer(d.buffers()[1], dtype=np.int32)[d.offset:d.offset + k + 1]
+            data = np.frombuffer(d.buffers()[2], dtype=np.uint8)[off[0]:off[-1]]
+            doc_bytes[used:used + data.size] = data
+            np.add(off[1:], used - off[0], out=doc_off[rows + 1:rows + k + 1], casting="unsafe")
+            used += data.size
+            rows += k
+        del table
+    if not rows:
         raise _NeedsExact  # no data line: the exact reader says so
     large = doc_off.dtype == np.int64
-    offsets = doc_off[:rows + 1]
     doc = pa.Array.from_buffers(pa.large_string() if large else pa.string(), rows,
-                                [None, pa.py_buffer(offsets), pa.py_buffer(doc_bytes[:max(used, 1)])])
-    q = codes[:rows]
-    return Columns(list(intern), q, doc, values[:rows], str(p), None, tag=tag, from_file=True)
+                                [None, pa.py_buffer(doc_off[:rows + 1]),
+                                 pa.py_buffer(doc_bytes[:used // 8 * 8 + 24])])
+    # the query ids numbered in order of first appearance (pyarrow's hash table, no Python object a run)
+    encoded = pc.dictionary_encode(pa.concat_arrays(heads))
+    codes = np.repeat(numbers_of(encoded.indices), np.concatenate(runs))
+    return Columns(encoded.dictionary.to_pylist(), codes, doc, values[:rows], str(p), None, tag=tag,
+                   from_file=True, qid_array=encoded.dictionary)
+
+
+def _query_runs(qid: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The runs of equal query ids of a batch (the usual file has one a query): the id of each run and its
+    length. :class:`_NeedsExact` for a comment line (an id starting with ``#``)."""
+    k = len(qid)
+    if k > 1:
+        starts = np.flatnonzero(mask_of(pc.not_equal(qid[1:], qid[:-1])))
+        starts += 1
+        starts = np.r_[0, starts]
+    else:
+        starts = np.zeros(k, dtype=np.int64)
+    heads = qid.take(row_indices(starts))
+    off = np.frombuffer(heads.buffers()[1], dtype=np.int32, count=len(heads) + 1, offset=heads.offset * 4)
+    first_bytes = np.frombuffer(heads.buffers()[2], dtype=np.uint8)[off[:-1]]
+    if (first_bytes == 35).any():  # "#": a comment line
+        raise _NeedsExact
+    return heads, np.diff(np.r_[starts, k])
+
+
+#: Bytes checked at once by :func:`_plain` (its temporaries stay in the processor's cache); a line of
+#: MAX_LINE_BYTES + 1 bytes spans at least three whole parts.
+_CHECK = MAX_LINE_BYTES // 4
+
+
+def _plain(b: np.ndarray) -> tuple[int, int] | None:
+    """The number of bytes below 33 and of newlines of a block of whole lines when it is plain (no two
+    separators in a row nor one at the block's start, ASCII or valid UTF-8, no line longer than
+    :data:`MAX_LINE_BYTES`); None when it is not (or may not be).
+
+    With pyarrow's check that every line has the same number ``n`` of space-separated fields, the counts
+    tell that no other control byte is there: ``n`` bytes below 33 a line (``n - 1`` spaces, a newline;
+    not a tab, a NUL) and one newline a row pyarrow read (a carriage return would end a row too). A line
+    longer than the limit spans at least three whole parts of :data:`_CHECK` bytes without a newline;
+    three such parts in a row send the block to the exact reader, which measures the line."""
+    low_bytes = newlines = 0
+    ascii_ = True
+    prev = True  # the byte before the block: a line's first byte may not be a separator
+    no_newline = 0  # whole parts in a row without a newline
+    for a in range(0, b.size, _CHECK):
+        part = b[a:a + _CHECK]
+        nl = int(np.count_nonzero(part == 10))
+        newlines += nl
+        no_newline = 0 if nl else no_newline + 1
+        if no_newline == 3:
+            return None
+        low = part <= 32
+        if low[0] and prev:
+            return None
+        prev = bool(low[-1])
+        low_bytes += int(np.count_nonzero(low))
+        bits = np.packbits(low, bitorder="little")
+        bits = np.concatenate((bits, np.zeros(-bits.size % 8, dtype=np.uint8))).view(np.uint64)
+        # a separator right after a separator: bit i and bit i + 1, within a word or across two
+        if (bits & (bits >> _ONE)).any() or ((bits[:-1] >> _TOP) & bits[1:] & _ONE).any():
+            return None
+        if ascii_ and int(part.max()) >= 128:
+            ascii_ = False
+    if not ascii_:  # not ASCII: it must be UTF-8
+        try:
+            b.tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return low_bytes, newlines
+
+
+_ONE, _TOP = np.uint64(1), np.uint64(63)
 
 
 def _whole_lines(path: Path) -> Iterator[np.ndarray]:
     """The file in blocks of whole lines, each a numpy view of one reused buffer (valid until the next
-    block). A UTF-8 byte-order mark is skipped; a UTF-16 one, or a line longer than a block, is left to
-    the exact reader (:class:`_NeedsExact`)."""
+    block; a block of :data:`_BLOCK` bytes stays in the processor's cache while it is checked and
+    parsed). A UTF-8 byte-order mark is skipped; a UTF-16 one, or a line longer than
+    :data:`MAX_LINE_BYTES`, is left to the exact reader (:class:`_NeedsExact`)."""
     buf = bytearray(_BLOCK + MAX_LINE_BYTES + 1)
     view = memoryview(buf)
     have = 0

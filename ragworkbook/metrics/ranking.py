@@ -16,39 +16,43 @@
 - **Duplicates**: a document judged or retrieved twice for one query is a
   ValueError naming where (trec_eval refuses them too).
 
-How it is fast (ten million run lines in well under a second): every document
-id gets a 64-bit fingerprint computed from Arrow's buffers with numpy (the id
-itself when it has at most 8 bytes; else a mix of its first and last 8 bytes and
-its length); a judged document is found among its query's retrieved ones by
-comparing fingerprints row against row, and every match of a longer id is then
-confirmed byte for byte. A run written in rank order (the usual case) is not
+How it is fast: every document id gets a 64-bit key, its last 8 bytes (read from
+Arrow's buffers as two aligned words shifted together) with its length, folded to
+32 bits for the search. When the rankings fit (at most 4095 deep, depths even
+enough to pad), each query's folds, with their positions packed into the low
+bits, form a row of a matrix sorted row by row (:class:`_Table`): two documents
+of one query with the same fold sit side by side (the duplicate check), and a
+judged document is found by a binary search in its query's row. Every match is
+confirmed on the id's bytes. A run written in rank order (the usual case) is not
 sorted again: only its queries with a score out of order are, and only the
-judged documents tied with others compare ids.
+judged documents tied with others compare ids. Work over every row is done a
+cache-sized chunk at a time, and the judged documents are taken in run order, so
+that each stretch of the run is read while it is in the processor's cache.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragworkbook.columns import Columns
+from ragworkbook.columns import Columns, found_or, mask_of, row_indices
 from ragworkbook.metrics.ranked import Ranked
 
 __all__ = ["rank_columns", "fingerprints"]
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
+_U1, _U3, _U7, _U8, _U16, _U56, _U63 = (np.uint64(x) for x in (1, 3, 7, 8, 16, 56, 63))
 _LOW = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-#: Elements compared at once in the row-against-row search (bounds its temporary memory).
-_STEP = 1 << 22
-
-
-def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets (int64, one more than the strings) and the bytes of a pyarrow string array."""
-    width = np.int64 if arr.type == pa.large_string() else np.int32
-    off = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
-    data = arr.buffers()[2]
-    return off, (np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8))
+#: Rows handled at once when every id is read (bounds the temporaries of :class:`_Ids`).
+_CHUNK = 1 << 16
+#: Judged documents handled at once by :func:`_judged_ranks` (the stretch of the run they touch stays in
+#: the processor's cache).
+_HITS = 1 << 13
+#: The most bits of a ranking position :class:`_Table` packs with a fold (rankings up to 4095 deep).
+_POS_BITS = 12
 
 
 class _Lengths:
@@ -65,7 +69,14 @@ class _Lengths:
 
 
 class _Ids:
-    """Document ids (one contiguous pyarrow string array) read as 8-byte words with numpy."""
+    """Document ids (one contiguous pyarrow string array) read as 8-byte words with numpy.
+
+    The bytes are viewed as aligned little-endian 64-bit words (zero-copy when the
+    Arrow buffer is 8-byte aligned and holds two words past the last id, as the
+    TREC reader's buffers do; else copied once); the 8 bytes at any offset are two
+    aligned words shifted together. Work on every row is done in chunks of
+    :data:`_CHUNK` rows, so temporaries stay small.
+    """
 
     def __init__(self, arr: pa.Array | pa.ChunkedArray) -> None:
         if isinstance(arr, pa.ChunkedArray):
@@ -73,67 +84,115 @@ class _Ids:
         self.arr = arr
         width = np.int64 if arr.type == pa.large_string() else np.int32
         self.off = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset:arr.offset + len(arr) + 1]
-        data = arr.buffers()[2]
-        data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
-        every = np.diff(self.off)
-        self.shortest = int(every.min()) if every.size else 0
-        self.longest = int(every.max()) if every.size else 0
-        del every
-        self.data = data if data.size >= 8 else np.r_[data, np.zeros(8, np.uint8)]
-        # every 8-byte window of the bytes (a view): a window starting in the last 7 bytes is read
-        # separately (:meth:`word`), so nothing is copied
-        self.win = np.lib.stride_tricks.as_strided(self.data, shape=(self.data.size - 7, 8),
-                                                   strides=(1, 1), writeable=False)
+        self.n = len(arr)
+        end = int(self.off[-1]) if self.n else 0
+        self.end = end
+        nwords = end // 8 + 3  # the words holding bytes 0 .. end + 8 (a "second" word read past a short id)
+        buf = arr.buffers()[2]
+        if buf is not None and buf.address % 8 == 0 and buf.size >= nwords * 8:
+            self.words = np.frombuffer(buf, dtype=np.uint64, count=nwords)
+        else:
+            padded = np.zeros(nwords * 8, dtype=np.uint8)
+            if buf is not None and end:
+                padded[:end] = np.frombuffer(buf, dtype=np.uint8, count=end)
+            self.words = padded.view(np.uint64)
+        lo = hi = 0
+        for a in range(0, self.n, _CHUNK):
+            every = np.diff(self.off[a:a + _CHUNK + 1])
+            lo = int(every.min()) if not a else min(lo, int(every.min()))
+            hi = max(hi, int(every.max()))
+        self.shortest, self.longest = lo, hi
 
     @property
     def length(self) -> _Lengths:
         """The byte length of each id, indexable by rows (computed from the offsets, never stored)."""
         return _Lengths(self.off)
 
-    def word(self, part: str, rows: np.ndarray | None = None) -> np.ndarray:
-        """Each id's ``"first"`` 8 bytes, ``"second"`` 8 (bytes 8-15) or ``"last"`` 8 as a little-endian
-        integer, bytes past the id's end zeroed (the id's own bytes when it has at most 8)."""
-        start = self.off[:-1] if rows is None else self.off[rows]
-        lengths = (lambda: self.length.all()) if rows is None else (lambda: self.length[rows])
-        if part == "last":
-            if self.shortest >= 8:  # every id has 8 bytes or more: its last 8, nothing to mask
-                at, keep = (self.off[1:] if rows is None else self.off[rows + 1]) - 8, None
-            else:
-                length = lengths()
-                at, keep = np.where(length >= 8, start + length - 8, start), np.minimum(length, 8)
-        elif part == "first":
-            at, keep = start, (None if self.shortest >= 8 else np.minimum(lengths(), 8))
-        else:
-            at = start + 8
-            keep = None if self.shortest >= 16 else np.clip(lengths() - 8, 0, 8)
-        if not at.size:
-            return np.zeros(0, dtype=np.uint64)
-        limit = self.win.shape[0]
-        late = np.flatnonzero(at >= limit) if int(at.max()) >= limit else np.zeros(0, dtype=np.int64)
-        w = np.ascontiguousarray(self.win[np.minimum(at, limit - 1) if late.size else at]).view(
-            np.uint64).ravel()
-        for i in late.tolist():  # a window past the end: its bytes one by one
-            a = int(at[i])
-            w[i] = int.from_bytes(bytes(self.data[a:a + 8]).ljust(8, b"\0"), "little")
-        if keep is not None:
-            w &= _LOW[keep]
+    def _at(self, at: np.ndarray) -> np.ndarray:
+        """The 8 bytes from each byte offset of ``at`` (uint64, overwritten) as a little-endian integer:
+        the two aligned words that hold them, shifted together."""
+        shift = at & _U7
+        shift <<= _U3
+        at >>= _U3  # the index of the first word
+        w = self.words.take(at)
+        high = self.words[1:].take(at)
+        w >>= shift
+        high <<= _U1  # two shifts: a shift by 64 (shift 0) is undefined, by 1 + 63 is not
+        np.subtract(_U63, shift, out=shift)
+        high <<= shift
+        w |= high
         return w
 
-    def key(self, rows: np.ndarray | None = None) -> np.ndarray:
+    def _bounds(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end byte offsets (uint64) of the ids of ``rows`` (an index array or a slice)."""
+        if isinstance(rows, slice):
+            return (self.off[rows.start:rows.stop].astype(np.uint64),
+                    self.off[rows.start + 1:rows.stop + 1].astype(np.uint64))
+        return self.off.take(rows).astype(np.uint64), self.off[1:].take(rows).astype(np.uint64)
+
+    def _chunks(self) -> Iterator[slice]:
+        return (slice(a, min(a + _CHUNK, self.n)) for a in range(0, self.n, _CHUNK))
+
+    def word(self, part: str, rows: np.ndarray | slice | None = None) -> np.ndarray:
+        """Each id's ``"first"`` 8 bytes, ``"second"`` 8 (bytes 8-15) or ``"last"`` 8 as a little-endian
+        integer, bytes past the id's end zeroed (the id's own bytes when it has at most 8)."""
+        if rows is None:
+            out = np.empty(self.n, dtype=np.uint64)
+            for c in self._chunks():
+                out[c] = self.word(part, c)
+            return out
+        return self._word(part, *self._bounds(rows))
+
+    def _word(self, part: str, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """:meth:`word` of the ids with these byte offsets (uint64; both may be overwritten)."""
+        if not start.size:
+            return np.zeros(0, dtype=np.uint64)
+        keep = None
+        if part == "last":
+            if self.shortest >= 8:  # every id has 8 bytes or more: its last 8, nothing to mask
+                end -= _U8
+                at = end
+            else:
+                length = end - start
+                keep = np.minimum(length, _U8)
+                at = np.where(length >= _U8, end - _U8, start)
+        elif part == "first":
+            if self.shortest < 8:
+                keep = np.minimum(end - start, _U8)
+            at = start
+        else:
+            if self.shortest < 16:
+                length = end - start
+                keep = np.clip(length, _U8, _U16) - _U8
+            start += _U8
+            at = start
+        w = self._at(at)
+        if keep is not None:
+            w &= _LOW.take(keep)
+        return w
+
+    def key(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
         """A 64-bit key of every id (of ``rows``): equal ids, equal keys; two ids of at most 8 bytes (no
-        control bytes) have equal keys only when equal; longer ids must be compared to be told apart."""
-        k = self.word("last", rows)
-        length = self.length.all() if rows is None else self.length[rows]
-        k.view(np.uint8).reshape(-1, 8)[:, 7] ^= length.astype(np.uint8)  # the length, in place
-        del length
+        control bytes) have equal keys only when equal; longer ids must be compared to be told apart.
+        The key is the id's last 8 bytes (:meth:`word`) with its length xored into the top byte."""
+        if rows is None:
+            out = np.empty(self.n, dtype=np.uint64)
+            for c in self._chunks():
+                out[c] = self.key(c)
+            return out
+        start, end = self._bounds(rows)
+        length = end - start
+        length <<= _U56
+        k = self._word("last", start, end)
+        k ^= length
         return k
 
-    def order_words(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Big-endian words of the first 16 bytes (the second None when no id has more than 8):
-        comparing them, then the lengths, orders ids by their bytes, as ``strcmp``, whenever they
-        differ in the first 16 bytes."""
-        first = self.word("first", rows).byteswap()
-        return first, (self.word("second", rows).byteswap() if self.longest > 8 else None)
+    def fold(self) -> np.ndarray:
+        """:func:`_fold` of every id's key (32 bits a row), computed a chunk at a time."""
+        out = np.empty(self.n, dtype=np.uint32)
+        for c in self._chunks():
+            out[c] = _fold(self.key(c), spend=True)
+        return out
 
 
 def fingerprints(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,15 +202,18 @@ def fingerprints(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
 
 
 def _take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
-    got = arr.take(pa.array(rows, type=pa.int64()))
+    got = arr.take(row_indices(rows))
     return got.combine_chunks() if isinstance(got, pa.ChunkedArray) else got
 
 
-def _same(a: _Ids, ra: np.ndarray, b: _Ids, rb: np.ndarray) -> np.ndarray:
-    """Whether id ``a[ra[i]]`` equals ``b[rb[i]]`` (their keys already equal): lengths and the first 8
-    bytes compared with numpy (with the last 8 that covers ids up to 16 bytes), longer ones by pyarrow."""
+def _same(a: _Ids, ra: np.ndarray, b: _Ids, rb: np.ndarray, key_b: np.ndarray | None = None) -> np.ndarray:
+    """Whether id ``a[ra[i]]`` equals ``b[rb[i]]``: their keys (the last 8 bytes and the length; ``key_b``
+    the keys of ``b``'s ids when known, else the keys are taken to be equal already) and the first 8
+    bytes compared with numpy (that covers ids up to 16 bytes), longer ones by pyarrow."""
     la, lb = a.length[ra], b.length[rb]
     same = la == lb
+    if key_b is not None:
+        same &= a.key(ra) == key_b
     long_ = same & (la > 8)
     if long_.any():
         i = np.flatnonzero(long_)
@@ -161,53 +223,61 @@ def _same(a: _Ids, ra: np.ndarray, b: _Ids, rb: np.ndarray) -> np.ndarray:
             x, y = _take(a.arr, ra[longer]), _take(b.arr, rb[longer])
             if x.type != y.type:
                 y = y.cast(x.type)
-            same[longer] = np.asarray(pc.equal(x, y).to_numpy(zero_copy_only=False), dtype=bool)
+            same[longer] = mask_of(pc.equal(x, y))
     return same
 
 
-def _greater(ids: _Ids, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
-    """Whether id ``ra[i]`` sorts after id ``rb[i]`` in byte order (``strcmp`` > 0), for each i."""
+def _greater(ids: _Ids, ra: np.ndarray, rb: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Whether id ``ra[i]`` sorts after id ``rb[owner[i]]`` in byte order (``strcmp`` > 0), for each i.
+
+    The first 8 bytes (big-endian words) decide most pairs; the next 8 and the lengths those with equal
+    first words, pyarrow the rest (equal first 16 bytes). Each id of ``rb`` is read once."""
     if not ra.size:
         return np.zeros(0, dtype=bool)
-    (a0, a1), (b0, b1) = ids.order_words(ra), ids.order_words(rb)
+    a0 = ids.word("first", ra).byteswap()
+    b0 = ids.word("first", rb).byteswap()[owner]
+    out = a0 > b0
+    eq = np.flatnonzero(a0 == b0)
+    if not eq.size:
+        return out
+    ra, rb = ra[eq], rb[owner[eq]]
     la, lb = ids.length[ra], ids.length[rb]
-    if a1 is None or b1 is None:
-        return (a0 > b0) | ((a0 == b0) & (la > lb))
-    out = (a0 > b0) | ((a0 == b0) & ((a1 > b1) | ((a1 == b1) & (la > lb))))
-    tied16 = np.flatnonzero((a0 == b0) & (a1 == b1) & (la > 16) & (lb > 16))
+    if ids.longest <= 8:
+        out[eq] = la > lb
+        return out
+    a1, b1 = ids.word("second", ra).byteswap(), ids.word("second", rb).byteswap()
+    out[eq] = (a1 > b1) | ((a1 == b1) & (la > lb))
+    tied16 = np.flatnonzero((a1 == b1) & (la > 16) & (lb > 16))
     if tied16.size:  # the first 16 bytes are equal: pyarrow compares the rest
         x, y = _take(ids.arr, ra[tied16]), _take(ids.arr, rb[tied16])
-        out[tied16] = np.asarray(pc.greater(x, y).to_numpy(zero_copy_only=False), dtype=bool)
+        out[eq[tied16]] = mask_of(pc.greater(x, y))
     return out
 
 
-def _duplicates(cols: Columns, rows: np.ndarray | None, e: np.ndarray, key: np.ndarray, verb: str,
-                matrix: np.ndarray | None = None) -> None:
+def _duplicates(cols: Columns, rows: np.ndarray | None, e: np.ndarray, verb: str, *,
+                key: np.ndarray | None = None, cand: np.ndarray | None = None,
+                ids: _Ids | None = None) -> None:
     """No document twice for one query (``e``: query of each row): an error at the second occurrence.
 
-    Rows with the same query and key are candidates, confirmed by their ids. ``matrix``: the keys as
-    a (queries, depth) view of their 32-bit folds when every query has the same number of rows (each row
-    is then sorted on its own, cheaper than one sort of everything)."""
-    if matrix is not None:
-        folded = matrix.copy()
-        folded.sort(axis=1)
-        flagged = np.flatnonzero((folded[:, 1:] == folded[:, :-1]).any(axis=1))
-        del folded
-        if not flagged.size:
-            return
-        depth = matrix.shape[1]
-        cand = (flagged[:, None] * depth + np.arange(depth)).ravel()
-    else:
+    Rows with the same query and key are candidates, confirmed by their ids. ``cand``: the candidates
+    when they are known already (the rows of the queries that :class:`_Table` flags; their keys are
+    read from ``ids``), else all rows are sorted by query and ``key``."""
+    if cand is None:
         mixed = key.astype(np.uint64) ^ (e.astype(np.uint64) * _K1)
         srt = np.sort(mixed)
         dup = srt[1:][srt[1:] == srt[:-1]]
         if not dup.size:
             return
         cand = np.flatnonzero(np.isin(mixed, dup))
+        ckey = key[cand]
+    else:
+        if not cand.size:
+            return
+        ckey = ids.key(cand if rows is None else rows[cand])
     row = (lambda i: int(i)) if rows is None else (lambda i: int(rows[i]))
     groups: dict[tuple[int, int], list[int]] = {}
-    for i in cand.tolist():
-        groups.setdefault((int(e[i]), int(key[i])), []).append(i)
+    for i, k in zip(cand.tolist(), ckey.tolist(), strict=True):
+        groups.setdefault((int(e[i]), k), []).append(i)
     found: list[int] = []
     for members in groups.values():
         if len(members) < 2:
@@ -233,18 +303,20 @@ def _query_ids(qrels: Columns, run: Columns, missing: str) -> tuple[list[str], n
                                                                      list[str]]:
     """The evaluated queries in id order, the index of each qrels / run query among them (-1 for a
     qrels query left out; a run query without qrels gets its own index from ``n`` on), and the ids of
-    the judged queries the run lacks."""
-    in_run = set(run.qids)
-    absent = sorted(q for q in qrels.qids if q not in in_run)
-    kept = [q for q in qrels.qids if q in in_run] + (absent if missing == "zero" else [])
-    ids = sorted(kept)
-    index = dict(zip(ids, range(len(ids)), strict=True))
+    the judged queries the run lacks. Ids are matched and sorted by pyarrow (byte order of the UTF-8
+    ids: the order of Python's ``sorted``)."""
+    judged, retrieved = qrels.qids_arrow, run.qids_arrow
+    if judged.type != retrieved.type:
+        retrieved = retrieved.cast(judged.type)
+    in_run = mask_of(pc.is_in(judged, value_set=retrieved))
+    absent = sorted(judged.take(row_indices(np.flatnonzero(~in_run))).to_pylist())
+    kept = judged if missing == "zero" else judged.take(row_indices(np.flatnonzero(in_run)))
+    ids = kept.take(pc.sort_indices(kept))
     n = len(ids)
-    e_qrels = np.fromiter(map(index.get, qrels.qids, [-1] * len(qrels.qids)), dtype=np.int64,
-                          count=len(qrels.qids))
-    e_run = np.fromiter(map(index.get, run.qids, range(n, n + len(run.qids))), dtype=np.int64,
-                        count=len(run.qids))
-    return ids, e_qrels, e_run, absent
+    e_qrels = found_or(pc.index_in(judged, value_set=ids), -1)
+    # a run query without qrels: a slot of its own
+    e_run = found_or(pc.index_in(retrieved, value_set=ids), np.arange(n, n + len(retrieved), dtype=np.int64))
+    return ids.to_pylist(), e_qrels, e_run, absent
 
 
 def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: int | None = None,
@@ -272,30 +344,32 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
     jq, jgrade = qe[jrows], grade[jrows]
     qids_ = _Ids(qrels.doc)
     qkey = qids_.key()[jrows]
-    _duplicates(qrels, jrows, jq, qkey, "judged")
+    _duplicates(qrels, jrows, jq, "judged", key=qkey)
 
     # --- the run grouped by query (one segment each), each query in rank order
     rdoc = _Ids(run.doc)
-    re = e_of_run.astype(np.int32 if slots < 2**31 else np.int64)[np.asarray(run.q)]
+    # each row's query as the run's own code (its slot is looked up once a segment, not once a row)
+    e = np.asarray(run.q)
     # 32 bits per row are enough to search; whole keys are made when needed
-    fold = _fold(rdoc.key(), spend=True)
+    fold = rdoc.fold()
     rows: np.ndarray | None = None  # grouped position -> run row (None: the same)
     s = score.astype(np.float32) if float32 else score
-    m = re.size
-    change = np.flatnonzero(re[1:] != re[:-1]) + 1 if m else np.zeros(0, dtype=np.int64)
-    if m and change.size + 1 != np.count_nonzero(np.bincount(re, minlength=slots)):  # a query is split
-        rows = np.argsort(re, kind="stable")
-        re, s, fold = re[rows], s[rows], fold[rows]
-        change = np.flatnonzero(re[1:] != re[:-1]) + 1
+    m = e.size
+    change = np.flatnonzero(e[1:] != e[:-1]) + 1 if m else np.zeros(0, dtype=np.int64)
+    heads = e[np.r_[0, change]] if m else e
+    if np.count_nonzero(np.bincount(heads, minlength=len(run.qids))) != heads.size:  # a query is split
+        rows = np.argsort(e, kind="stable")
+        e, s, fold = e[rows], s[rows], fold[rows]
+        change = np.flatnonzero(e[1:] != e[:-1]) + 1
     if m:
         up = np.flatnonzero(s[1:] > s[:-1])
-        up = up[re[up + 1] == re[up]]
+        up = up[e[up + 1] == e[up]]
         if up.size:  # queries not written in rank order: sort those (by score, stable), in place
             s = s.copy() if s is score else s
             rows = np.arange(m) if rows is None else rows
-            bad_q = np.zeros(slots, dtype=bool)
-            bad_q[re[up]] = True
-            sub = np.flatnonzero(bad_q[re])
+            bad_q = np.zeros(len(run.qids), dtype=bool)
+            bad_q[e[up]] = True
+            sub = np.flatnonzero(bad_q[e])
             lengths = np.diff(np.r_[0, change, m])
             if sub.size == m and (lengths == lengths[0]).all():  # every query, all of one length
                 width = int(lengths[0])
@@ -309,34 +383,25 @@ def rank_columns(qrels: Columns, run: Columns, *, missing: str = "skip", depth: 
                 arr[sub] = arr[order]
             del sub, order, bad_q, segment
     seg_start = np.r_[0, change] if m else np.zeros(0, dtype=np.int64)
-    seg_q = re[seg_start].astype(np.int64) if m else np.zeros(0, dtype=np.int64)
+    seg_q = e_of_run[e[seg_start]] if m else np.zeros(0, dtype=np.int64)  # the slot of each segment
     seg_len = np.diff(np.r_[seg_start, m])
-    start = np.zeros(slots, dtype=np.int64)
     length = np.zeros(slots, dtype=np.int64)
-    start[seg_q], length[seg_q] = seg_start, seg_len
+    length[seg_q] = seg_len
     uniform = bool(m) and bool((seg_len == seg_len[0]).all())
-    _duplicates(run, rows, re, fold, "retrieved", fold.reshape(seg_len.size, -1) if uniform else None)
+    # the folds become the table when they can (in place: fold is not read again then)
+    table = _Table.build(fold, seg_start, seg_len, uniform) if m else None
+    if table is not None:
+        _duplicates(run, rows, e, "retrieved", cand=table.flagged(seg_start, seg_len), ids=rdoc)
+    else:
+        _duplicates(run, rows, e, "retrieved", key=fold)
     seg_of = np.full(slots, -1, dtype=np.int64)
     seg_of[seg_q] = np.arange(seg_q.size)
 
-    # --- where each judged document is in its query's ranking (-1: not retrieved)
-    pos = _find(rdoc, rows, fold, seg_start, seg_len, seg_of, jq, qkey, uniform)
-    del fold
-    hit = np.flatnonzero(pos >= 0)
-    g = start[jq[hit]] + pos[hit]  # grouped position of the retrieved judged document
-    grow = g if rows is None else rows[g]
-    same = _same(rdoc, grow, qids_, jrows[hit])
-    if not same.all():  # a key shared by two ids of one query: look for the id in its whole ranking
-        for w in np.flatnonzero(~same).tolist():
-            j = int(hit[w])
-            seg = np.arange(start[jq[j]], start[jq[j]] + length[jq[j]])
-            segrow = seg if rows is None else rows[seg]
-            cand, crow = seg[rdoc.key(segrow) == qkey[j]], segrow[rdoc.key(segrow) == qkey[j]]
-            match = cand[_same(rdoc, crow, qids_, np.full(cand.size, jrows[j]))]
-            pos[j] = int(match[0] - start[jq[j]]) if match.size else -1
-        hit = np.flatnonzero(pos >= 0)
-        g = start[jq[hit]] + pos[hit]
-    rank = _ranks(rdoc, rows, re, s, g, start, change)
+    # --- the rank of each judged document in its query's ranking (0: not retrieved)
+    found = _judged_ranks(rdoc, rows, e, s, change, table, seg_start, seg_len, seg_of[jq], qids_, jrows, qkey)
+    del fold, table
+    hit = np.flatnonzero(found)
+    rank = found[hit]
 
     # --- the rank-ordered grades
     hq, hgrade = jq[hit], jgrade[hit]
@@ -370,58 +435,137 @@ def _fold(key: np.ndarray, spend: bool = False) -> np.ndarray:
     return mixed.view(np.uint32)[1::2].copy()
 
 
-def _find(ids: _Ids, rows: np.ndarray | None, fold: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray,
-          seg_of: np.ndarray, jq: np.ndarray, qkey: np.ndarray, uniform: bool) -> np.ndarray:
-    """For each judged document (query ``jq``, key ``qkey``): its position in its query's ranking
-    (segment ``seg_of[q]``: grouped positions ``seg_start .. seg_start + seg_len``; ``rows`` maps them to
-    run rows, None: the same), or -1. Keys are compared folded to 32 bits (``fold``) row against row; a
-    match is then checked on the whole key."""
-    m = jq.size
-    pos = np.full(m, -1, dtype=np.int64)
-    nseg = seg_start.size
-    if not m or not fold.size:
-        return pos
+class _Table:
+    """The rankings as a (queries, depth) matrix of uint32, each row sorted: a document's key folded to 32
+    bits (:func:`_fold`) with its low ``bits`` bits replaced by its position in the ranking. A judged
+    document is found by a binary search in its query's row, and two documents of one query with the
+    same fold sit side by side. Padding (queries shorter than the deepest) is all ones: a position past
+    every ranking."""
+
+    def __init__(self, mat: np.ndarray, bits: int) -> None:
+        self.mat, self.bits = mat, bits
+        self.low = np.uint32((1 << bits) - 1)
+
+    @classmethod
+    def build(cls, fold: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, uniform: bool
+              ) -> _Table | None:
+        """None when a ranking is deeper than ``2**_POS_BITS - 1`` or the depths are too uneven to pad.
+        When every ranking has the same depth, ``fold`` itself is turned into the table."""
+        nseg = seg_start.size
+        depth = int(seg_len.max())
+        bits = max(1, depth.bit_length())  # 2**bits > depth: the padding's position is past every ranking
+        if bits > _POS_BITS:
+            return None
+        high = np.uint32(~((1 << bits) - 1) & 0xFFFFFFFF)
+        if uniform:  # the folds themselves become the table (no copy)
+            mat = fold.reshape(nseg, depth)
+            mat &= high
+            mat |= np.arange(depth, dtype=np.uint32)
+        elif nseg * depth <= 3 * fold.size + (1 << 20):
+            mat = np.full((nseg, depth), 0xFFFFFFFF, dtype=np.uint32)
+            at = np.arange(fold.size) - np.repeat(seg_start, seg_len)
+            packed = fold & high
+            packed |= at.astype(np.uint32)
+            mat[np.repeat(np.arange(nseg), seg_len), at] = packed
+            del at, packed
+        else:
+            return None
+        mat.sort(axis=1)
+        return cls(mat, bits)
+
+    def flagged(self, seg_start: np.ndarray, seg_len: np.ndarray) -> np.ndarray:
+        """The grouped positions of every query holding two documents with the same fold's top bits: the
+        candidates of :func:`_duplicates`."""
+        nseg, depth = self.mat.shape
+        parts: list[np.ndarray] = []
+        step = max(1, _CHUNK // max(depth, 1))
+        for a in range(0, nseg, step):
+            part = self.mat[a:a + step]
+            same = (part[:, 1:] ^ part[:, :-1]) <= self.low  # neighbours with equal high bits
+            parts.append(np.flatnonzero(same.any(axis=1)) + a)
+        flagged = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        p = (self.mat[flagged] & self.low).astype(np.int64)
+        keep = p < seg_len[flagged][:, None]  # not the padding
+        return (seg_start[flagged][:, None] + p)[keep]
+
+    def find(self, seg: np.ndarray, qfold: np.ndarray) -> np.ndarray:
+        """The position of each fold ``qfold`` in row ``seg`` (its first match), -1 where it is not;
+        :data:`_CHUNK` at a time (the temporaries of a binary search stay in the processor's cache)."""
+        out = np.empty(seg.size, dtype=np.int64)
+        for a in range(0, seg.size, _CHUNK):
+            out[a:a + _CHUNK] = self._find(seg[a:a + _CHUNK], qfold[a:a + _CHUNK])
+        return out
+
+    def _find(self, seg: np.ndarray, qfold: np.ndarray) -> np.ndarray:
+        nseg, depth = self.mat.shape
+        flat = self.mat.ravel()
+        target = qfold & np.uint32(~int(self.low) & 0xFFFFFFFF)
+        base = seg.astype(np.int64) * depth
+        lo = np.zeros(seg.size, dtype=np.int64)
+        n = np.full(seg.size, depth, dtype=np.int64)
+        for _ in range(self.bits):  # a lower bound: the first entry >= target (n < 2**bits entries left)
+            half = n >> 1
+            mid = lo + half
+            go = (n > 0) & (flat[base + np.minimum(mid, depth - 1)] < target)
+            lo = np.where(go, mid + 1, lo)
+            n = np.where(go, n - half - 1, half)
+        cand = flat[base + np.minimum(lo, depth - 1)]
+        ok = (lo < depth) & ((cand ^ target) <= self.low)
+        return np.where(ok, (cand & self.low).astype(np.int64), -1)
+
+
+def _judged_ranks(ids: _Ids, rows: np.ndarray | None, e: np.ndarray, s: np.ndarray, change: np.ndarray,
+                  table: _Table | None, seg_start: np.ndarray, seg_len: np.ndarray,
+                  seg: np.ndarray, jids: _Ids, jrows: np.ndarray, qkey: np.ndarray) -> np.ndarray:
+    """The rank of each judged document (its query's segment ``seg``, -1 for a query the run lacks; its
+    row ``jrows`` of ``jids``; its key ``qkey``) in its query's ranking, 0 when it was not retrieved.
+
+    The judgements are taken in run order, :data:`_HITS` at a time, so that each stretch of the run is
+    read once while it is in the processor's cache: its fold searched in ``table`` (or, without one, its
+    whole key among the segment's sorted keys), the match confirmed on the id itself (a fold or key that
+    two ids share sends it to a search of its whole segment), then its rank (:func:`_ranks`)."""
+    out = np.zeros(seg.size, dtype=np.int64)
+    if not s.size:
+        return out
     as_row = (lambda x: x) if rows is None else (lambda x: rows[x])
-    depth = int(seg_len.max())
-    if uniform:
-        mat = fold.reshape(nseg, depth)
-    elif nseg * depth <= 3 * fold.size + (1 << 20):
-        mat = np.zeros((nseg, depth), dtype=np.uint32)
-        where = np.repeat(np.arange(nseg), seg_len)
-        mat[where, np.arange(fold.size) - np.repeat(seg_start, seg_len)] = fold
-        del where
-    else:  # very uneven depths: a sorted search instead of a padded matrix
-        rkey = ids.key(as_row(np.arange(fold.size)))
-        return _find_sorted(rkey, seg_start, seg_len, seg_of, jq, qkey)
-    qfold = _fold(qkey)
-    seg = seg_of[jq]
     todo = np.flatnonzero(seg >= 0)
-    step = max(1, _STEP // max(depth, 1))
-    for a in range(0, todo.size, step):
-        j = todo[a:a + step]
+    todo = todo[np.argsort(seg[todo], kind="stable")]  # run order (usually the qrels order already)
+    every = None
+    if table is None:  # very deep or very uneven rankings: a sorted search instead of a matrix
+        every = _find_sorted(ids.key(as_row(np.arange(s.size))), seg_start, seg_len, seg[todo], qkey[todo])
+    for a in range(0, todo.size, _HITS):
+        j = todo[a:a + _HITS]
         sj = seg[j]
-        p = (mat[sj] == qfold[j, None]).argmax(axis=1)
-        ok = (mat[sj, p] == qfold[j]) & (p < seg_len[sj])
-        pos[j] = np.where(ok, p, -1)
-    found = np.flatnonzero(pos >= 0)
-    wrong = found[ids.key(as_row(seg_start[seg[found]] + pos[found])) != qkey[found]]
-    for j in wrong.tolist():  # the fold matched another key first: search the whole key in the segment
-        a = seg_start[seg[j]]
-        same = np.flatnonzero(ids.key(as_row(np.arange(a, a + seg_len[seg[j]]))) == qkey[j])
-        pos[j] = int(same[0]) if same.size else -1
-    return pos
+        if every is None:
+            p = table.find(sj, _fold(qkey[j]))
+            p[p >= seg_len[sj]] = -1
+        else:
+            p = every[a:a + _HITS]
+        g = seg_start[sj] + p
+        ok = p >= 0
+        ok[ok] = _same(ids, as_row(g[ok]), jids, jrows[j[ok]], qkey[j[ok]])
+        for w in np.flatnonzero((p >= 0) & ~ok).tolist():  # a shared fold or key: search the whole segment
+            at = np.arange(seg_start[sj[w]], seg_start[sj[w]] + seg_len[sj[w]])
+            cand = at[ids.key(as_row(at)) == qkey[j[w]]]
+            match = cand[_same(ids, as_row(cand), jids, np.full(cand.size, jrows[j[w]]))]
+            if match.size:
+                g[w], ok[w] = match[0], True
+        j, g, sj = j[ok], g[ok], sj[ok]
+        out[j] = _ranks(ids, rows, e, s, g, seg_start[sj], change)
+    return out
 
 
-def _find_sorted(rkey: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, seg_of: np.ndarray,
-                 jq: np.ndarray, qkey: np.ndarray) -> np.ndarray:
+def _find_sorted(rkey: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, seg: np.ndarray,
+                 qkey: np.ndarray) -> np.ndarray:
+    """The position of each key ``qkey`` in segment ``seg`` of the run's keys ``rkey`` (its first match),
+    -1 where it is not: the keys sorted by segment, then one binary search a judged document."""
     seg_of_row = np.repeat(np.arange(seg_start.size), seg_len)
     order = np.lexsort((rkey, seg_of_row))
     ks, kf = seg_of_row[order], rkey[order]
-    seg = seg_of[jq]
     lo = np.searchsorted(ks, seg, side="left")
     hi = np.searchsorted(ks, seg, side="right")
-    pos = np.full(jq.size, -1, dtype=np.int64)
-    for j in np.flatnonzero(seg >= 0).tolist():  # one binary search per judged document, in its query
+    pos = np.full(seg.size, -1, dtype=np.int64)
+    for j in range(seg.size):
         a, b = lo[j], hi[j]
         i = a + int(np.searchsorted(kf[a:b], qkey[j]))
         if i < b and kf[i] == qkey[j]:
@@ -429,21 +573,21 @@ def _find_sorted(rkey: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, s
     return pos
 
 
-def _tie_groups(s: np.ndarray, re: np.ndarray, at: np.ndarray, change: np.ndarray
+def _tie_groups(s: np.ndarray, e: np.ndarray, at: np.ndarray, change: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The run of equal scores (within one query) around each position of ``at``: its first position and
     one past its last. Found by stepping out from each position (tie groups are short); when some are
     long, by numbering every run of the whole ranking once."""
     m = s.size
     lo, hi = at.copy(), at + 1
-    v, q = s[at], re[at]
+    v, q = s[at], e[at]
     down = np.flatnonzero(lo > 0)  # the positions still stepping down / up
     up = np.flatnonzero(hi < m)
     for _ in range(32):
-        down = down[(s[lo[down] - 1] == v[down]) & (re[lo[down] - 1] == q[down])]
+        down = down[(s[lo[down] - 1] == v[down]) & (e[lo[down] - 1] == q[down])]
         lo[down] -= 1
         down = down[lo[down] > 0]
-        up = up[(s[hi[up]] == v[up]) & (re[hi[up]] == q[up])]
+        up = up[(s[hi[up]] == v[up]) & (e[hi[up]] == q[up])]
         hi[up] += 1
         up = up[hi[up] < m]
         if not down.size and not up.size:
@@ -457,31 +601,31 @@ def _tie_groups(s: np.ndarray, re: np.ndarray, at: np.ndarray, change: np.ndarra
     return first[gi], np.r_[first, m][gi + 1]
 
 
-def _ranks(ids: _Ids, rows: np.ndarray | None, re: np.ndarray, s: np.ndarray, g: np.ndarray,
-           start: np.ndarray, change: np.ndarray) -> np.ndarray:
-    """The rank of each found judged document (at grouped position ``g``): 1 + its position in its query's
-    score order, where documents with the same score are ordered by id descending."""
-    rank = (g - start[re[g]] + 1).astype(np.int64) if g.size else np.zeros(0, dtype=np.int64)
+def _ranks(ids: _Ids, rows: np.ndarray | None, e: np.ndarray, s: np.ndarray, g: np.ndarray,
+           gstart: np.ndarray, change: np.ndarray) -> np.ndarray:
+    """The rank of each found judged document (at grouped position ``g``, its query's ranking starting at
+    ``gstart``): 1 + its position in its query's score order, where documents with the same score are
+    ordered by id descending. ``e``: the query of each grouped position."""
+    rank = (g - gstart + 1).astype(np.int64)
     if not g.size:
         return rank
     m = s.size
     # is a found document tied with a neighbour (same query, same score)?
     prev = np.maximum(g - 1, 0)
     nxt = np.minimum(g + 1, m - 1)
-    tied = np.flatnonzero(((s[prev] == s[g]) & (re[prev] == re[g]) & (g > 0))
-                          | ((s[nxt] == s[g]) & (re[nxt] == re[g]) & (g < m - 1)))
-    if not tied.size:
-        return rank
-    gt = g[tied]
-    lo, hi = _tie_groups(s, re, gt, change)
-    size = hi - lo
-    # every other member of the group, compared by id: those with a larger id rank first
-    owner = np.repeat(np.arange(tied.size), size)
-    member = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(lo, size)
-    other = member != gt[owner]
-    owner, member = owner[other], member[other]
+    tied = np.flatnonzero(((s[prev] == s[g]) & (e[prev] == e[g]) & (g > 0))
+                          | ((s[nxt] == s[g]) & (e[nxt] == e[g]) & (g < m - 1)))
     as_row = (lambda x: x) if rows is None else (lambda x: rows[x])
-    larger = _greater(ids, as_row(member), as_row(gt[owner]))
-    rank[tied] = lo - start[re[gt]] + 1 + np.bincount(owner, weights=larger, minlength=tied.size).astype(
-        np.int64)
+    for a in range(0, tied.size, _CHUNK):  # a chunk at a time: the temporaries stay in the cache
+        t = tied[a:a + _CHUNK]
+        gt = g[t]
+        lo, hi = _tie_groups(s, e, gt, change)
+        size = hi - lo
+        # every other member of the group, compared by id: those with a larger id rank first
+        owner = np.repeat(np.arange(t.size), size)
+        member = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(lo, size)
+        other = member != gt[owner]
+        owner, member = owner[other], member[other]
+        larger = _greater(ids, as_row(member), as_row(gt), owner)
+        rank[t] = lo - gstart[t] + 1 + np.bincount(owner, weights=larger, minlength=t.size).astype(np.int64)
     return rank

@@ -277,3 +277,116 @@ def test_malformed_scores(tmp_path, bad):
     path.write_text(f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {bad} t\n")
     with pytest.raises(ValueError, match=rf":2: score '{re.escape(bad)}' is not a number"):
         read_run(path)
+
+
+# ------------------------------------------------------------------ the fast path and the exact reader
+
+from ragworkbook.corpus import trec  # noqa: E402
+
+
+def _both(path):
+    """The run read by the fast path (None when it hands the file over) and by the exact reader."""
+    try:
+        fast = trec._fast_columns(path, "run")
+    except trec._NeedsExact:
+        fast = None
+    return fast, trec._exact_columns(path, "run")
+
+
+def _rows(cols):
+    return list(zip([cols.qids[i] for i in cols.q.tolist()], cols.doc.to_pylist(), cols.value.tolist(),
+                    strict=True))
+
+
+@pytest.mark.parametrize("text,why", [
+    ("1 Q0 a 1 0.5 t\r1 Q0 b 2 0.4 t\n", "a lone carriage return (pyarrow would end a row there)"),
+    ("1 Q0 a 1 0.5 t\r\n1 Q0 b 2 0.4 t\r\n", "Windows line ends"),
+    ("1 Q0 a 1 0.5 t\tx\n1 Q0 b 2 0.4 t\n", "a tab (trec_eval splits there)"),
+    ("1 Q0\ta 1 0.5 t x\n", "a tab in a field pyarrow does not keep"),
+    ("1 Q0 a 1 0.5 t\n\n1 Q0 b 2 0.4 t\n", "a blank line"),
+    ("1 Q0 a 1 0.5 t extra\n", "text after the sixth field"),
+    ("# note a b c d\n1 Q0 a 1 0.5 t\n", "a comment line of six fields"),
+    (" 1 Q0 a 1 0.5 t\n", "a space before the first field"),
+    ("1 Q0 a 1 0.5 t \n", "a space after the last field"),
+    ("1 Q0 a  0.5 t x\n", "two spaces in a row (an empty field)"),
+    ("1 Q0 a 1 0.5 t\x0b\n", "a vertical tab"),
+    ("1 Q0 a 1 0.5 t\x00\n", "a NUL byte"),
+    (b"1 Q0 a\xff 1 0.5 t\n", "a byte that is not UTF-8"),
+])
+def test_what_the_fast_path_hands_to_the_exact_reader(tmp_path, text, why):
+    path = tmp_path / "run.txt"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(trec._NeedsExact):  # every one of these is the exact reader's to read or refuse
+        trec._fast_columns(path, "run")
+    assert _outcome(read_run_columns, path) == _outcome(lambda p: trec._exact_columns(p, "run"), path), why
+
+
+def test_a_last_line_without_newline_stays_on_the_fast_path(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"1 Q0 a 1 0.5 t\n1 Q0 b 2 0.4 t")
+    fast, exact = _both(path)
+    assert fast is not None and _rows(fast) == _rows(exact) == [("1", "a", 0.5), ("1", "b", 0.4)]
+
+
+def _outcome(read, path):
+    """The rows read, or the message of the error raised."""
+    try:
+        return "rows", _rows(read(path))
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+def test_a_lone_carriage_return_is_whitespace_as_for_trec_eval(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"1 Q0 a 1 0.5 t\r1 Q0 b 2 0.4 t\n")
+    assert read_run(path) == {"1": {"a": 0.5}}  # one line of 11 fields, the last five ignored
+
+
+def test_a_long_line_of_valid_fields_is_measured_by_the_exact_reader(tmp_path):
+    path = tmp_path / "run.txt"
+    tag = "t" * (trec.MAX_LINE_BYTES + 10)
+    path.write_text(f"1 Q0 a 1 0.5 t\n1 Q0 b 2 0.4 {tag}\n")
+    assert trec._plain(np.frombuffer(path.read_bytes(), dtype=np.uint8)) is None
+    with pytest.raises(ValueError, match=r":2: line longer than 1,048,576 bytes"):
+        read_run_columns(path)
+
+
+def test_a_pipe_is_read(tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(RUN))
+    writer.start()
+    try:
+        got = read_run(fifo)
+    finally:
+        writer.join()
+    assert got == read_run(_written(tmp_path, RUN))
+
+
+def _written(tmp_path, text):
+    path = tmp_path / "plain.txt"
+    path.write_text(text)
+    return path
+
+
+def test_fast_path_reads_what_the_exact_reader_reads(tmp_path):
+    """Random valid runs of every shape the fast path takes: the same rows, query codes and tag, and
+    the query ids numbered in order of first appearance."""
+    rng = np.random.default_rng(5)
+    for case in range(20):
+        lines = []
+        for _ in range(int(rng.integers(1, 400))):
+            q = f"q{int(rng.integers(0, 30))}" if case % 2 else str(int(rng.integers(0, 5)))
+            d = "é" * int(rng.integers(0, 2)) + f"d{int(rng.integers(0, 10 ** int(rng.integers(1, 12))))}"
+            lines.append(f"{q} Q0 {d} {int(rng.integers(1, 9))} {float(rng.normal())!r} tag{case}")
+        path = tmp_path / f"run{case}.txt"
+        path.write_text("\n".join(lines) + "\n")
+        fast, exact = _both(path)
+        assert fast is not None
+        assert list(fast.qids) == list(exact.qids)
+        assert fast.q.tolist() == exact.q.tolist()
+        assert _rows(fast) == _rows(exact) and fast.tag == exact.tag == f"tag{case}"
+        assert fast.qid_array.to_pylist() == list(fast.qids)
