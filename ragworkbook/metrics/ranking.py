@@ -474,19 +474,26 @@ class _Table:
         return cls(mat, bits)
 
     def flagged(self, seg_start: np.ndarray, seg_len: np.ndarray) -> np.ndarray:
-        """The grouped positions of every query holding two documents with the same fold's top bits: the
-        candidates of :func:`_duplicates`."""
+        """The grouped positions of the documents whose fold's top bits equal a neighbour's in their
+        query's sorted row: the candidates of :func:`_duplicates` (a document twice in one query is
+        among them)."""
         nseg, depth = self.mat.shape
         parts: list[np.ndarray] = []
         step = max(1, _CHUNK // max(depth, 1))
         for a in range(0, nseg, step):
             part = self.mat[a:a + step]
             same = (part[:, 1:] ^ part[:, :-1]) <= self.low  # neighbours with equal high bits
-            parts.append(np.flatnonzero(same.any(axis=1)) + a)
-        flagged = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        p = (self.mat[flagged] & self.low).astype(np.int64)
-        keep = p < seg_len[flagged][:, None]  # not the padding
-        return (seg_start[flagged][:, None] + p)[keep]
+            if not same.any():
+                continue
+            r, c = np.nonzero(same)
+            entry = np.concatenate([(r + a) * depth + c, (r + a) * depth + c + 1])  # both of each pair
+            parts.append(np.unique(entry))
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        entry = np.concatenate(parts)
+        row, p = entry // depth, (self.mat.ravel()[entry] & self.low).astype(np.int64)
+        keep = p < seg_len[row]  # not the padding
+        return seg_start[row[keep]] + p[keep]
 
     def find(self, seg: np.ndarray, qfold: np.ndarray) -> np.ndarray:
         """The position of each fold ``qfold`` in row ``seg`` (its first match), -1 where it is not;

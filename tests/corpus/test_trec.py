@@ -390,3 +390,27 @@ def test_fast_path_reads_what_the_exact_reader_reads(tmp_path):
         assert fast.q.tolist() == exact.q.tolist()
         assert _rows(fast) == _rows(exact) and fast.tag == exact.tag == f"tag{case}"
         assert fast.qid_array.to_pylist() == list(fast.qids)
+
+
+def test_duplicates_in_deep_rankings_are_found_among_colliding_folds(tmp_path, capsys):
+    """Rankings 1000 deep: many queries hold two different ids whose folded keys share their top bits
+    (candidates only); a document retrieved twice is still found, at its line."""
+    from ragworkbook.metrics import ranking
+
+    rng = np.random.default_rng(8)
+    lines = [f"q{q} Q0 doc{d} {r + 1} {1000 - r} t" for q in range(60)
+             for r, d in enumerate(rng.choice(10 ** 9, size=1000, replace=False).tolist())]
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    qrels.write_text("q0 0 doc1 1\n")
+    run.write_text("\n".join(lines) + "\n")
+    cols = read_run_columns(run)
+    ids = ranking._Ids(cols.doc)
+    table = ranking._Table.build(ids.fold(), np.arange(60) * 1000, np.full(60, 1000), True)
+    assert table.flagged(np.arange(60) * 1000, np.full(60, 1000)).size  # fold collisions, no duplicate
+    assert main(["ir-eval", "-m", "num_ret", str(qrels), str(run)]) == 0
+    capsys.readouterr()
+    lines[30_500] = lines[30_000].replace(" 1 1000 ", " 501 500 ")  # query 30's first document again
+    run.write_text("\n".join(lines) + "\n")
+    assert main(["ir-eval", "-m", "num_ret", str(qrels), str(run)]) == 2
+    assert f"{run}:30501: document '{lines[30_000].split()[2]}' is retrieved twice for query 'q30'" in \
+        capsys.readouterr().err
