@@ -4,7 +4,9 @@ sizes.
 For each size (default 1M, 3M and 10M run lines; ``--sizes``) it generates a run
 of N/100 queries x 100 documents with **ties** (scores rounded to 1/50) and
 qrels for 99% of its queries (10 judgements each, grades 0-3; 1% of the run's
-queries have none, as in a real run), then runs, each as its own process, in
+queries have none, as in a real run), or with ``--shape deep`` a run of N/1000
+queries mostly 1000 deep with long ids and distinct scores (see :func:`generate`),
+then runs, each as its own process, in
 ``--repeat`` interleaved rounds (tool A, B, C, then A, B, C again: the load of a
 shared machine falls on all of them), computing trec_eval's default measure set
 (no ``-m``: runid, num_q, num_ret, num_rel, num_rel_ret, map, gm_map, Rprec,
@@ -98,43 +100,65 @@ print(json.dumps({m: sum(r[m] for r in result.values()) / len(result) for m in n
 # --------------------------------------------------------------------------- data
 
 
-def generate(run_path: Path, qrels_path: Path, lines: int, seed: int = 0, depth: int = 100,
-             judged: int = 10) -> None:
-    """``lines / depth`` queries x ``depth`` documents; scores with ties (rounded to 1/50), each query in rank
-    order; qrels for 99% of the queries: ``judged - 4`` of the retrieved documents and 4 others, grades
-    0-3. Written with pyarrow (seconds for 10M lines)."""
+def generate(run_path: Path, qrels_path: Path, lines: int, seed: int = 0, shape: str = "ties") -> None:
+    """Write a run of about ``lines`` lines and its qrels, in one of two shapes (pyarrow writes them: seconds
+    for 10M lines):
+
+    - ``ties``: ``lines / 100`` queries x 100 documents (``doc`` + a number, 4 to 11 bytes), scores with
+      ties (rounded to 1/50), each query in rank order; qrels for 99% of the queries: 6 of the retrieved
+      documents and 4 others, grades 0-3.
+    - ``deep``: ``lines / 1000`` queries, 90% of them 1000 deep and the others 100 to 999, ids of 26 to 28
+      bytes (``msmarco_passage_NN_`` + a number) that share their first 16, distinct scores; qrels for
+      99% of the queries: 16 of the retrieved documents and 4 others.
+    """
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as csv
 
     rng = np.random.default_rng(seed)
+    depth, judged = (100, 10) if shape == "ties" else (1000, 20)
     nq = lines // depth
     out = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+
+    def ids(numbers: np.ndarray) -> pa.Array:
+        if shape == "ties":
+            return pc.binary_join_element_wise("doc", pa.array(numbers.ravel()).cast(pa.string()), "")
+        prefix = pc.binary_join_element_wise("msmarco_passage_", pa.array(numbers.ravel() % 70 + 10).cast(
+            pa.string()), "_", "")
+        return pc.binary_join_element_wise(prefix, pa.array(numbers.ravel()).cast(pa.string()), "")
+
     with open(run_path, "wb") as run_f, open(qrels_path, "wb") as qrels_f:
-        for a in range(0, nq, 20_000):
-            n = min(20_000, nq - a)
+        for a in range(0, nq, 20_000 if shape == "ties" else 2_000):
+            n = min(20_000 if shape == "ties" else 2_000, nq - a)
             qid = np.arange(a + 1, a + n + 1)
-            docs = rng.integers(0, 80_000_000, size=(n, 1)) + np.arange(depth + judged) * 7919
+            base = 80_000_000 if shape == "ties" else 900_000_000
+            docs = rng.integers(0, base, size=(n, 1)) + np.arange(depth + judged) * 7919
             docs = np.take_along_axis(docs, np.argsort(rng.random(docs.shape), axis=1), axis=1)
-            scores = -np.sort(-np.round(rng.random((n, depth)) * 50) / 50, axis=1)
-            doc_txt = pc.binary_join_element_wise("doc", pa.array(docs[:, :depth].ravel()).cast(pa.string()),
-                                                  "")
-            table = pa.table({"q": pa.array(np.repeat(qid, depth)).cast(pa.string()),
-                              "z": pa.array(np.full(n * depth, "Q0")), "d": doc_txt,
-                              "r": pa.array(np.tile(np.arange(1, depth + 1), n)).cast(pa.string()),
-                              "s": pa.array(scores.ravel()).cast(pa.string()),
-                              "t": pa.array(np.full(n * depth, "bench"))})
+            if shape == "ties":
+                scores = -np.sort(-np.round(rng.random((n, depth)) * 50) / 50, axis=1)
+                keep_n = np.full(n, depth)
+            else:
+                scores = np.round(-np.sort(-rng.normal(size=(n, depth)), axis=1) * 10, 6)
+                keep_n = np.where(rng.random(n) < 0.9, depth, rng.integers(100, depth, size=n))
+            inside = (np.arange(depth) < keep_n[:, None]).ravel()
+            rows = int(inside.sum())
+            table = pa.table({"q": pa.array(np.repeat(qid, depth)[inside]).cast(pa.string()),
+                              "z": pa.array(np.full(rows, "Q0")), "d": ids(docs[:, :depth]).filter(
+                                  pa.array(inside)),
+                              "r": pa.array(np.tile(np.arange(1, depth + 1), n)[inside]).cast(pa.string()),
+                              "s": pa.array(scores.ravel()[inside]).cast(pa.string()),
+                              "t": pa.array(np.full(rows, "bench"))})
             csv.write_csv(table, run_f, out)
             keep = rng.random(n) >= 0.01
-            picked = np.argsort(rng.random((n, depth)), axis=1)[:, :judged - 4]
+            picked = np.argsort(rng.random((n, depth)) + (np.arange(depth) >= keep_n[:, None]), axis=1)[
+                :, :judged - 4]
             jd = np.concatenate([np.take_along_axis(docs, picked, 1), docs[:, depth:depth + 4]],
                                 axis=1)[keep]
             jq = np.repeat(qid[keep], judged)
+            grades = pa.array(rng.integers(0, 4, size=jq.size)).cast(pa.string())
             table = pa.table({"q": pa.array(jq).cast(pa.string()), "z": pa.array(np.full(jq.size, "0")),
-                              "d": pc.binary_join_element_wise("doc", pa.array(jd.ravel()).cast(pa.string()),
-                                                               ""),
-                              "g": pa.array(rng.integers(0, 4, size=jq.size)).cast(pa.string())})
+                              "d": ids(jd), "g": grades})
             csv.write_csv(table, qrels_f, out)
 
 
@@ -162,16 +186,18 @@ def _mm(xs: list[float]) -> str:
 
 
 def bench_size(lines: int, args: argparse.Namespace, work: Path) -> dict[str, dict[str, list[float]]]:
-    run = work / f"run_{lines}.txt"
-    qrels = work / f"qrels_{lines}.txt"
+    run = work / f"run_{args.shape}_{lines}.txt"
+    qrels = work / f"qrels_{args.shape}_{lines}.txt"
     if not (run.exists() and qrels.exists()):
         t = time.perf_counter()
         # in a child process: the tools are started by fork, and a forked child's peak RSS starts at its
         # parent's, so the parent must stay small
         subprocess.run([sys.executable, __file__, "--generate", str(run), str(qrels), str(lines),
-                        str(args.seed)], check=True)
+                        str(args.seed), args.shape], check=True)
         print(f"generated {run.name} in {time.perf_counter() - t:.1f} s")
-    print(f"\n== {lines:,} run lines ({lines // 100:,} queries x 100, ties; qrels for 99%: "
+    shape = "x 100, ties" if args.shape == "ties" else "x about 1000, long ids, distinct scores"
+    print(f"\n== {lines:,} run lines ({lines // (100 if args.shape == 'ties' else 1000):,} queries {shape}; "
+          "qrels for 99%: "
           f"{run.stat().st_size / 1e6:,.0f} MB + {qrels.stat().st_size / 1e6:,.0f} MB)")
     tools: dict[str, list[str]] = {
         "parse floor (pyarrow CSV)": [sys.executable, "-c", FLOOR_SCRIPT, str(qrels), str(run)],
@@ -247,7 +273,8 @@ def build_trec_eval(work: Path) -> str:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--generate"]:  # the child process that writes the files
-        generate(Path(argv[1]), Path(argv[2]), int(argv[3]), int(argv[4]))
+        shape = argv[5] if len(argv) > 5 else "ties"
+        generate(Path(argv[1]), Path(argv[2]), int(argv[3]), int(argv[4]), shape)
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), metavar="PATH",
@@ -259,6 +286,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="1e6,3e6,1e7", help="run lines, comma-separated (30M: 3e7)")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shape", choices=["ties", "deep"], default="ties",
+                        help="ties: 100 documents a query, tied scores, short ids (the default); deep: 1000 "
+                        "documents a query (10%% shorter), distinct scores, ids of 26-28 bytes")
     parser.add_argument("--workdir", default=None, help="keep (and reuse) the generated files here")
     parser.add_argument("--no-pytrec-eval", dest="pytrec_eval", action="store_false")
     args = parser.parse_args(argv)
