@@ -463,11 +463,16 @@ class _Table:
             mat |= np.arange(depth, dtype=np.uint32)
         elif nseg * depth <= 3 * fold.size + (1 << 20):
             mat = np.full((nseg, depth), 0xFFFFFFFF, dtype=np.uint32)
-            at = np.arange(fold.size) - np.repeat(seg_start, seg_len)
-            packed = fold & high
-            packed |= at.astype(np.uint32)
-            mat[np.repeat(np.arange(nseg), seg_len), at] = packed
-            del at, packed
+            flat = mat.ravel()
+            step = max(1, _CHUNK // depth)
+            for a in range(0, nseg, step):  # a few queries at a time: each row's place in the matrix
+                lengths = seg_len[a:a + step]
+                lo, hi = int(seg_start[a]), int(seg_start[a] + lengths.sum())
+                shift = np.repeat(np.arange(a, a + lengths.size) * depth - seg_start[a:a + step], lengths)
+                at = np.arange(lo, hi) + shift  # where each of these rows goes in the matrix
+                packed = fold[lo:hi] & high
+                packed |= (at % depth).astype(np.uint32)
+                flat[at] = packed
         else:
             return None
         mat.sort(axis=1)
@@ -485,9 +490,11 @@ class _Table:
             same = (part[:, 1:] ^ part[:, :-1]) <= self.low  # neighbours with equal high bits
             if not same.any():
                 continue
-            r, c = np.nonzero(same)
-            entry = np.concatenate([(r + a) * depth + c, (r + a) * depth + c + 1])  # both of each pair
-            parts.append(np.unique(entry))
+            both = np.zeros(part.shape, dtype=bool)  # both of each pair
+            both[:, 1:] = same
+            both[:, :-1] |= same
+            r, c = np.nonzero(both)
+            parts.append((r + a) * depth + c)
         if not parts:
             return np.zeros(0, dtype=np.int64)
         entry = np.concatenate(parts)
