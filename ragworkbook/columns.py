@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["Columns", "as_id_array", "row_indices", "numbers_of", "mask_of", "string_array",
-           "found_or"]
+           "found_or", "one_chunk"]
 
 #: The pyarrow types a document-id column may have.
 _STRING_TYPES = (pa.string(), pa.large_string())
@@ -67,43 +67,48 @@ def string_array(strings: Sequence[str]) -> pa.Array:
                                  [None, pa.py_buffer(off), pa.py_buffer(b"".join(data))])
 
 
-def _one_chunk(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+def one_chunk(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A pyarrow array as one contiguous array (a chunked one combined, unless it has a single chunk)."""
     if isinstance(arr, pa.ChunkedArray):
         return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     return arr
 
 
+def _values(arr: pa.Array) -> np.ndarray:
+    """The value buffer of a fixed-width array as a numpy view (nulls' slots hold whatever is there)."""
+    dtype = np.dtype(arr.type.to_pandas_dtype())
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+
+
+def _bits(arr: pa.Array, buffer: int) -> np.ndarray:
+    """A bitmap buffer of ``arr`` (0: validity, 1: a boolean array's values) as numpy bools."""
+    bits = np.frombuffer(arr.buffers()[buffer], dtype=np.uint8)
+    return np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
+
+
 def numbers_of(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A pyarrow array of fixed-width numbers without nulls as a numpy view of its buffer (no copy for
     one chunk). ``to_numpy`` would import pandas, as ``pa.array`` does."""
-    arr = _one_chunk(arr)
+    arr = one_chunk(arr)
     if arr.null_count:
         raise ValueError("numbers_of: the array has nulls")
-    dtype = np.dtype(arr.type.to_pandas_dtype())
-    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+    return _values(arr)
 
 
 def found_or(arr: pa.Array | pa.ChunkedArray, missing: np.ndarray | int) -> np.ndarray:
     """The int64 values of an integer array (``pc.index_in``'s answer), ``missing`` where it is null
     (``pc.fill_null`` would make a pyarrow scalar, which imports pandas)."""
-    arr = _one_chunk(arr)
-    dtype = np.dtype(arr.type.to_pandas_dtype())
-    values = np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr),
-                           offset=arr.offset * dtype.itemsize).astype(np.int64)
-    if not arr.null_count:
-        return values
-    bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
-    valid = np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
-    return np.where(valid, values, missing)
+    arr = one_chunk(arr)
+    values = _values(arr).astype(np.int64)
+    return np.where(_bits(arr, 0), values, missing) if arr.null_count else values
 
 
 def mask_of(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A pyarrow boolean array without nulls as a numpy bool array (its bits unpacked)."""
-    arr = _one_chunk(arr)
+    arr = one_chunk(arr)
     if arr.null_count:
         raise ValueError("mask_of: the array has nulls")
-    bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
-    return np.unpackbits(bits, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
+    return _bits(arr, 1)
 
 
 @dataclass(frozen=True, eq=False)

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragworkbook.columns import Columns, found_or, mask_of, row_indices
+from ragworkbook.columns import Columns, found_or, mask_of, one_chunk, row_indices
 from ragworkbook.metrics.ranked import Ranked
 
 __all__ = ["rank_columns", "fingerprints"]
@@ -79,9 +79,7 @@ class _Ids:
     """
 
     def __init__(self, arr: pa.Array | pa.ChunkedArray) -> None:
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-        self.arr = arr
+        self.arr = arr = one_chunk(arr)
         width = np.int64 if arr.type == pa.large_string() else np.int32
         self.off = np.frombuffer(arr.buffers()[1], dtype=width)[arr.offset:arr.offset + len(arr) + 1]
         self.n = len(arr)
@@ -202,8 +200,7 @@ def fingerprints(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
 
 
 def _take(arr: pa.Array, rows: np.ndarray) -> pa.Array:
-    got = arr.take(row_indices(rows))
-    return got.combine_chunks() if isinstance(got, pa.ChunkedArray) else got
+    return one_chunk(arr.take(row_indices(rows)))
 
 
 def _same(a: _Ids, ra: np.ndarray, b: _Ids, rb: np.ndarray, key_b: np.ndarray | None = None) -> np.ndarray:
