@@ -33,7 +33,8 @@ def _announce(line: str) -> None:
         print(line, file=sys.stdout, flush=True)
 
 
-_BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"}, "embedded": {"n_ctx", "n_threads"}}
+_BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"},
+                   "embedded": {"n_ctx", "n_threads", "timeout"}}
 
 
 def _kwargs_for(backend: str, kwargs: dict[str, Any], strict: bool) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def get_generator(backend: str | None = None, model: str | None = None,
     ``announce`` prints one line (once per process) saying which live backend was
     chosen; nothing is printed in replay or record mode, so notebook outputs are the
     same in both. Extra keyword arguments go to the backend's constructor:
-    ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``n_ctx``, ``n_threads``
+    ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``n_ctx``, ``n_threads``, ``timeout``
     for embedded (with ``auto``, those of the other backend are ignored).
     ``record_hint``: what a strict replay's miss says to do (default: the notebook
     command inside Jupyter, the environment variables elsewhere; the CLI passes its own).
