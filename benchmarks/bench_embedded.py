@@ -10,9 +10,10 @@ turning llama.cpp's extra buffer types off (the AMX fix) costs.
      request and reply through the worker's pipes, the same call in the worker process;
    - ``round trip``: a ``ping`` through the worker (pipes and JSON framing alone), median of 200.
 
-2. Extra buffer types on and off, each in a fresh child process (on a CPU with AMX, "on" is the
-   setting that crashes: the child's death is reported, not this process's): load time and
-   tokens/s for the same request.
+2. Extra buffer types on and off, each in fresh child processes, in alternating rounds (on a CPU
+   with AMX, "on" is the setting that crashes: the child's death is reported, not this
+   process's): load time, tokens/s, and the CPU seconds per call (user + system of the child,
+   which a busy machine disturbs far less than wall time) for the same request.
 
 Usage: python benchmarks/bench_embedded.py [--n-predict 128] [--repeats 5] [--no-extra-buffers-check]
 """
@@ -55,37 +56,47 @@ def child(extra_buffers: str, n_predict: int, repeats: int) -> None:
                           verbose=False)
     load = time.perf_counter() - t0
     kw = _kw(n_predict)
-    seconds, tokens = [], 0
+    seconds, cpu, tokens = [], [], 0
     for _ in range(repeats + 1):  # the first is a warm-up
         llm.reset()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = llm.create_chat_completion(messages=MESSAGES, **kw)
         seconds.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
         tokens = out["usage"]["completion_tokens"]
-    print(json.dumps({"load_s": load, "tokens": tokens, "seconds": seconds[1:]}))
+    print(json.dumps({"load_s": load, "tokens": tokens, "seconds": seconds[1:], "cpu": cpu[1:]}))
 
 
-def extra_buffers_check(n_predict: int, repeats: int) -> None:
+def extra_buffers_check(n_predict: int, repeats: int, rounds: int = 3) -> None:
     from ragworkbook.llm.llama_safety import has_amx
 
-    print(f"\nextra buffer types, each setting in a fresh process (CPU has AMX: {has_amx()}):")
-    results = {}
-    for setting in ("off", "on"):
-        done = subprocess.run([sys.executable, __file__, "--child", setting, "--n-predict", str(n_predict),
-                               "--repeats", str(repeats)], capture_output=True, text=True)
-        if done.returncode != 0:
-            why = (f"killed by {signal.Signals(-done.returncode).name}" if done.returncode < 0
-                   else f"exit {done.returncode}")
-            print(f"  {setting:>3}: the process died ({why}); stderr tail: {done.stderr.strip()[-300:]}")
+    print(f"\nextra buffer types, {rounds} alternating rounds of a fresh process per setting "
+          f"(CPU has AMX: {has_amx()}):")
+    runs: dict[str, list[dict]] = {"off": [], "on": []}
+    for _ in range(rounds):
+        for setting in ("off", "on"):
+            done = subprocess.run([sys.executable, __file__, "--child", setting, "--n-predict",
+                                   str(n_predict), "--repeats", str(repeats)], capture_output=True, text=True)
+            if done.returncode != 0:
+                why = (f"killed by {signal.Signals(-done.returncode).name}" if done.returncode < 0
+                       else f"exit {done.returncode}")
+                print(f"  {setting:>3}: the process died ({why}); stderr tail: {done.stderr.strip()[-300:]}")
+                continue
+            runs[setting].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    per_token = {}
+    for setting, rs in runs.items():
+        if not rs:
             continue
-        r = json.loads(done.stdout.strip().splitlines()[-1])
-        med = statistics.median(r["seconds"])
-        results[setting] = r["tokens"] / med
-        print(f"  {setting:>3}: load {r['load_s']:.2f} s, {r['tokens'] / med:6.1f} tokens/s "
-              f"(median {med:.3f} s per call over {len(r['seconds'])}; min {min(r['seconds']):.3f} "
-              f"max {max(r['seconds']):.3f})")
-    if len(results) == 2:
-        print(f"  off vs on: {results['off'] / results['on'] - 1:+.1%} tokens/s")
+        tokens = rs[0]["tokens"]
+        wall = statistics.median(s for r in rs for s in r["seconds"])
+        cpu = statistics.median(c for r in rs for c in r["cpu"])
+        load = statistics.median(r["load_s"] for r in rs)
+        per_token[setting] = cpu / tokens
+        calls = sum(len(r["cpu"]) for r in rs)
+        print(f"  {setting:>3}: load {load:.2f} s, {tokens / wall:6.1f} tokens/s wall, {cpu:.3f} CPU s per "
+              f"call ({1000 * cpu / tokens:.1f} CPU ms a token; medians over {calls} calls)")
+    if len(per_token) == 2:
+        print(f"  off vs on: {per_token['off'] / per_token['on'] - 1:+.1%} CPU per token")
 
 
 def main() -> None:
