@@ -135,7 +135,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def clean_env(monkeypatch):
     """No backend, record, model or timeout choice from the developer's environment."""
     for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL",
-                 "RAGWORKBOOK_OLLAMA_TIMEOUT", "RAGWORKBOOK_OPENAI_TIMEOUT", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+                 "RAGWORKBOOK_OLLAMA_TIMEOUT", "RAGWORKBOOK_OPENAI_TIMEOUT", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
 
 

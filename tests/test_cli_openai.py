@@ -33,8 +33,8 @@ def test_the_openai_backend_without_a_model_is_a_usage_error(tmp_path, monkeypat
     monkeypatch.delenv("RAGWORKBOOK_MODEL", raising=False)
     assert main(["eval", "--backend", "openai", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "ragworkbook eval: error: the openai backend has no default model: give the name the server serves " \
-           "it under with --model NAME" in err and "Traceback" not in err
+    assert ("ragworkbook eval: error: the openai backend has no default model: give the name the server "
+            "serves it under with --model NAME") in err and "Traceback" not in err
 
 
 @pytest.mark.model

@@ -25,7 +25,8 @@ server, LM Studio, LocalAI, Ollama's ``/v1``, hosted endpoints), over plain HTTP
 - A JSON schema is sent as ``response_format={"type": "json_schema", "json_schema": {"name":
   "response", "schema": ...}}``. A server that refuses that form (HTTP 400 or 422, or a server error
   naming the field: llama-cpp-python's server answers 500 to a ``json_schema`` it does not know) is
-  asked again with the next form it may take: ``{"type": "json_object", "schema": ...}`` (llama.cpp's servers),
+  asked again with the next form it may take: ``{"type": "json_object", "schema": ...}``
+  (llama.cpp's servers),
   ``guided_json`` (older vLLM), ``{"type": "json_object"}``, then no constraint at all (the answer is
   still parsed and validated, with the base class's retries). The first form that works is kept for
   every later request of the generator (:attr:`OpenAIGenerator.schema_form`). Nothing is kept when

@@ -69,8 +69,8 @@ def test_async_gives_the_same_answer(gen):
 
 def test_without_the_key_the_server_refuses_and_the_error_says_so(llama_server):
     anonymous = OpenAIGenerator(LLAMA_SERVER_MODEL, base_url=llama_server.url)
-    with pytest.raises(AuthenticationFailed, match=r"refused the request \(HTTP 401: Invalid API key\); it needs "
-                                                   r"an API key: set OPENAI_API_KEY"):
+    said = r"refused the request \(HTTP 401: Invalid API key\); it needs an API key: set OPENAI_API_KEY"
+    with pytest.raises(AuthenticationFailed, match=said):
         anonymous.chat(PROMPT, **Q)
     wrong = OpenAIGenerator(LLAMA_SERVER_MODEL, base_url=llama_server.url, api_key="sk-wrong")
     with pytest.raises(AuthenticationFailed, match="the key in OPENAI_API_KEY was refused") as err:
@@ -82,8 +82,9 @@ def test_a_prompt_longer_than_the_context_is_a_counted_failure(gen):
     long_prompt = "Count the words. " + "word " * 5000
     judge = Judge(gen)
     call = judge.call("too-long", long_prompt, SCHEMA)
-    assert call.error.startswith("llm_error: the server at") and "maximum context length is 4096" in call.error
-    with pytest.raises(LLMError, match=r"refused the request \(HTTP 400.*maximum context length is 4096") as err:
+    said = "maximum context length is 4096"
+    assert call.error.startswith("llm_error: the server at") and said in call.error
+    with pytest.raises(LLMError, match=rf"refused the request \(HTTP 400.*{said}") as err:
         gen.chat(long_prompt, schema=SCHEMA)
     assert err.value.usage.attempts == 1
 
