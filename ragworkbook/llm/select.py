@@ -35,7 +35,8 @@ def _announce(line: str) -> None:
         print(line, file=sys.stdout, flush=True)
 
 
-_BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"}, "embedded": {"n_ctx", "n_threads"},
+_BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"},
+                   "embedded": {"n_ctx", "n_threads", "timeout"},
                    "openai": {"base_url", "api_key", "timeout"}}
 
 
@@ -107,8 +108,8 @@ def get_generator(backend: str | None = None, model: str | None = None,
     chosen; nothing is printed in replay or record mode, so notebook outputs are the
     same in both. Extra keyword arguments go to the backend's constructor:
     ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``base_url``, ``api_key``,
-    ``timeout`` for openai; ``n_ctx``, ``n_threads`` for embedded (with ``auto``, those of the
-    other backends are ignored).
+    ``timeout`` for openai; ``n_ctx``, ``n_threads``, ``timeout`` for embedded (with ``auto``,
+    those of the other backends are ignored).
     ``record_hint``: what a strict replay's miss says to do (default: the notebook
     command inside Jupyter, the environment variables elsewhere; the CLI passes its own).
     """

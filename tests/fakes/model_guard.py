@@ -11,12 +11,12 @@ import importlib
 import threading
 
 #: The functions through which the package loads a model, with what they load.
-#: ``_load_llama`` is below the checks of ``load_llama`` (a missing llama_cpp is
+#: ``_spawn`` is below the checks of ``model_worker`` (a missing llama_cpp is
 #: reported without loading anything, and is a fast test).
 MODEL_LOADERS = (
     ("ragworkbook.embeddings", "get_model", "MiniLM (sentence-transformers)"),
     ("ragworkbook.metrics.generation", "get_bertscorer", "BERTScore (torch)"),
-    ("ragworkbook.llm.embedded", "_load_llama", "SmolLM2 (llama.cpp)"),
+    ("ragworkbook.llm.worker", "_spawn", "SmolLM2 (llama.cpp, in its worker process)"),
 )
 
 

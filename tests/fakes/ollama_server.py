@@ -154,37 +154,36 @@ class _Handler(BaseHTTPRequestHandler):
             return {"role": "assistant", "content": text} if chat else text
 
         stream = body.get("stream", True)  # Ollama streams unless told not to
-        llm, lock = self.server.llama()
-        with lock:
-            llm.reset()
-            if not stream:
-                out = llm.create_chat_completion(messages=messages, **kw)
-                text = out["choices"][0]["message"]["content"] or ""
-                self._send_json({"model": model, "created_at": now(), key: piece(text), "done": True,
-                                 "done_reason": out["choices"][0]["finish_reason"] or "stop",
-                                 "prompt_eval_count": out["usage"]["prompt_tokens"],
-                                 "eval_count": out["usage"]["completion_tokens"]})
+        worker = self.server.worker()
+        if not stream:
+            out = worker.chat(messages, kw)
+            text = out["choices"][0]["message"]["content"] or ""
+            self._send_json({"model": model, "created_at": now(), key: piece(text), "done": True,
+                             "done_reason": out["choices"][0]["finish_reason"] or "stop",
+                             "prompt_eval_count": out["usage"]["prompt_tokens"],
+                             "eval_count": out["usage"]["completion_tokens"]})
+            return
+        chunks = worker.chat(messages, kw, stream=True)  # llama.cpp's stream, gathered in the worker
+        self._start_stream()
+        fail_after = self.server.fail_mid_stream_after
+        self.server.fail_mid_stream_after = None
+        n = 0
+        reason = "stop"
+        for chunk in chunks:
+            choice = chunk["choices"][0]
+            text = choice["delta"].get("content") or ""
+            reason = choice.get("finish_reason") or reason
+            if not text:
+                continue
+            if fail_after is not None and n >= fail_after:
+                self._chunk({"error": "fake server: model runner crashed mid-stream"})
+                self._end_stream()
                 return
-            self._start_stream()
-            fail_after = self.server.fail_mid_stream_after
-            self.server.fail_mid_stream_after = None
-            n = 0
-            reason = "stop"
-            for chunk in llm.create_chat_completion(messages=messages, stream=True, **kw):
-                choice = chunk["choices"][0]
-                text = choice["delta"].get("content") or ""
-                reason = choice.get("finish_reason") or reason
-                if not text:
-                    continue
-                if fail_after is not None and n >= fail_after:
-                    self._chunk({"error": "fake server: model runner crashed mid-stream"})
-                    self._end_stream()
-                    return
-                self._chunk({"model": model, "created_at": now(), key: piece(text), "done": False})
-                n += 1
-            self._chunk({"model": model, "created_at": now(), key: piece(""), "done": True,
-                         "done_reason": reason, "eval_count": n})
-            self._end_stream()
+            self._chunk({"model": model, "created_at": now(), key: piece(text), "done": False})
+            n += 1
+        self._chunk({"model": model, "created_at": now(), key: piece(""), "done": True,
+                     "done_reason": reason, "eval_count": n})
+        self._end_stream()
 
 
 class _Server(ThreadingHTTPServer):
@@ -203,10 +202,11 @@ class _Server(ThreadingHTTPServer):
                 "details": {"format": "gguf", "family": "llama", "families": ["llama"],
                             "parameter_size": "135M", "quantization_level": "Q4_1"}}
 
-    def llama(self) -> tuple[Any, threading.Lock]:
-        from ragworkbook.llm.embedded import load_llama, model_lock
+    def worker(self) -> Any:
+        """The embedded model's worker process (the same one the embedded backend uses)."""
+        from ragworkbook.llm.embedded import model_worker
 
-        return load_llama(), model_lock()
+        return model_worker()
 
 
 class ServerThread:

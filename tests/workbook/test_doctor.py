@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from fakes.faulty_ollama import FAKE_MODEL, FaultyOllama
@@ -20,6 +21,11 @@ def test_report_without_ollama_selects_the_embedded_model():
     b = r["backends"]
     assert b["selected"] == "embedded"
     assert b["embedded"]["ok"] and b["embedded"]["loaded"] and b["embedded"]["chat_format"]
+    # used for real in its worker process: one generation, one schema-constrained (grammar) call
+    e = b["embedded"]
+    assert e["generation"]["ok"] and e["generation"]["answer"] and e["generation"]["seconds"] < 60
+    assert e["schema_call"]["ok"] and isinstance(e["schema_call"]["answer"]["answer"], str)
+    assert e["extra_buffers_disabled"] is True and e["worker_pid"] != os.getpid()
     assert b["embedded"]["size_bytes"] > 50_000_000
     assert not b["ollama"]["ok"] and not b["ollama"]["server"]
     assert "ollama serve" in b["ollama"]["fix"]
@@ -30,6 +36,33 @@ def test_report_without_ollama_selects_the_embedded_model():
     json.dumps(r)  # JSON-ready
     text = format_report(r)
     assert "[ok] embedded  SmolLM2-135M-Instruct.Q4_1" in text and "[--] ollama" in text
+    assert "a schema-constrained answer in" in text and "in its worker process" in text
+
+
+@pytest.mark.model
+def test_a_model_that_loads_but_crashes_at_its_first_generation_is_reported(monkeypatch):
+    """What an AMX machine showed before the fix: the model loads, the first decode is a segfault.
+    Here the worker really loads the model, then really dies of SIGSEGV at the first request."""
+    import sys
+
+    from ragworkbook.llm import worker
+
+    crash = ("import os, signal, sys\n"
+             "from ragworkbook.llm import worker_process as w\n"
+             "w.serve = lambda *a: os.kill(os.getpid(), signal.SIGSEGV)\n"
+             "sys.exit(w.main(sys.argv[1:]))")
+    monkeypatch.setattr(worker, "worker_command", lambda path, n_ctx, n_threads: [
+        sys.executable, "-c", crash, "--model", path, "--n-ctx", str(n_ctx), "--n-threads", str(n_threads)])
+    monkeypatch.setattr(worker, "_WORKERS", {})  # a new worker, started with that command
+    r = doctor_report()
+    e = r["backends"]["embedded"]
+    assert not e["ok"] and not e["generation"]["ok"] and e["schema_call"] is None
+    assert e["error"].startswith("the embedded model failed a real generation: the embedded model's worker")
+    assert "SIGSEGV (a segmentation fault inside llama.cpp)" in e["error"]
+    assert "--backend ollama / openai" in e["fix"]
+    assert not r["ok"] and any("the selected embedded backend does not work" in p for p in r["problems"])
+    assert "[--] embedded" in format_report(r)
+    worker.close_all()
 
 
 def test_ollama_server_and_its_models_are_listed(monkeypatch):
