@@ -366,3 +366,11 @@ def test_record_then_replay_gives_the_same_answers_and_counts(server, tmp_path):
     assert judged.usage.attempts == 2
     RecordingGenerator(gen_for(server), path).chat("Reply OK.")  # the same answer again, other seconds
     assert path.read_bytes() == first
+
+
+def test_the_real_servers_packages_are_in_the_dev_extra():
+    from conftest import declared_in_extra
+
+    # llama-cpp-python's `server` extra, by name: test_openai_live.py starts that server
+    for name in ("fastapi", "uvicorn", "sse-starlette", "starlette-context", "pydantic-settings", "PyYAML"):
+        assert declared_in_extra(name, "dev"), name
