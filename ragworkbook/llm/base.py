@@ -25,6 +25,16 @@ Every attempt is kept on ``Generation.tries`` (and on the error): the options
 it was sent with, the messages added to the original request, the raw output
 and the error it gave. A recording stores them (``"tries"``) for every request
 that needed more than one attempt.
+
+Usage (:class:`Usage`, on ``Generation.usage`` and on every :class:`LLMError` the base
+class raises from a live call): the model calls a request took (its attempts), the
+prompt and completion tokens the backend itself reported, summed over the attempts,
+and the seconds they took (wall time of each attempt, measured around the backend's
+call, summed). A backend reports its token counts by returning a :class:`Reply` from
+``_chat_once``; one that returns a plain string reports none (``None``: unknown, never
+guessed). A token total is None as soon as one attempt's count is unknown (an attempt
+that failed before the server answered reports none). These are the figures a ledger
+of calls, tokens and seconds sums.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +57,15 @@ FEEDBACK_CHARS = 300
 
 
 class LLMError(RuntimeError):
-    """Base class of every generation error."""
+    """Base class of every generation error.
+
+    ``usage``: what the failed request cost before it failed (attempts, tokens when the
+    backend reported them, seconds), set by :class:`Generator` on errors of a live call;
+    None when unknown (an error raised outside a call, or replayed from a recording that
+    has no counts).
+    """
+
+    usage: Usage | None = None
 
 
 class BackendUnavailable(LLMError):
@@ -76,6 +95,71 @@ class ReplayMissError(LLMError):
 
 
 Message = Mapping[str, str]
+
+
+def _add(a: int | float | None, b: int | float | None) -> Any:
+    return None if a is None or b is None else a + b
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one request cost, by the backend's own counts, summed over its attempts.
+
+    ``attempts``: model calls made (1, plus one per retry); ``prompt_tokens`` /
+    ``completion_tokens``: the tokens the backend reported (Ollama's ``prompt_eval_count`` /
+    ``eval_count``, an OpenAI-compatible server's ``usage``), None when any attempt's count is
+    unknown; ``seconds``: wall time of the attempts (None: not recorded). ``a + b`` sums two
+    usages; a total of which one part is unknown is unknown.
+    """
+
+    attempts: int = 1
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(self.attempts + other.attempts, _add(self.prompt_tokens, other.prompt_tokens),
+                     _add(self.completion_tokens, other.completion_tokens), _add(self.seconds, other.seconds))
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Prompt plus completion tokens (None when either is unknown)."""
+        return _add(self.prompt_tokens, self.completion_tokens)
+
+    def counts(self) -> dict[str, Any]:
+        """``{"prompt_tokens", "completion_tokens", "seconds"}`` as a recording stores them (seconds
+        rounded to the millisecond)."""
+        seconds = None if self.seconds is None else round(self.seconds, 3)
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "seconds": seconds}
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, Any], attempts: int = 1) -> Usage:
+        """The Usage of a recording's ``"usage"`` object (see :meth:`counts`)."""
+        seconds = counts.get("seconds")
+        return cls(attempts, counts.get("prompt_tokens"), counts.get("completion_tokens"),
+                   None if seconds is None else float(seconds))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One attempt's raw answer with the token counts the backend reported (None: not reported).
+
+    What a backend's ``_chat_once`` returns when it knows its counts (a plain ``str`` means it
+    does not)."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+def token_count(value: Any) -> int | None:
+    """A token count a server reported, or None when it is missing or not a count (never a guess)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
 
 
 def build_messages(
@@ -128,6 +212,9 @@ class Generation:
     # Not part of the answer: left out of repr and == so a replayed answer prints and
     # compares exactly like the live one it was recorded from.
     replayed: bool = field(default=False, repr=False, compare=False)
+    #: what the request cost (attempts, tokens, seconds; :class:`Usage`): measured on a live call,
+    #: read back on a replay (None when the recording holds no counts)
+    usage: Usage | None = field(default=None, repr=False, compare=False)
 
 
 class Generator(ABC):
@@ -145,11 +232,12 @@ class Generator(ABC):
     # --- to implement -----------------------------------------------------------
     @abstractmethod
     def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str:
-        """Return the raw text of one completion."""
+                   schema: Mapping[str, Any] | None) -> str | Reply:
+        """Return the raw text of one completion (a :class:`Reply` when the backend knows its token
+        counts)."""
 
     async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                          schema: Mapping[str, Any] | None) -> str:
+                          schema: Mapping[str, Any] | None) -> str | Reply:
         """Async :meth:`_chat_once` (default: runs it in a worker thread)."""
         return await asyncio.to_thread(self._chat_once, messages, options, schema)
 
@@ -160,12 +248,20 @@ class Generator(ABC):
         """Generate one answer; with ``schema``, parse and validate it (bounded retries)."""
         messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
         tries: list[dict[str, Any]] = []
+        usage: Usage | None = None
         for attempt in range(self._attempts(schema)):
             msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
-            tries.append(_try(o, added, self._chat_once(msgs, o, schema), schema))
+            start = time.perf_counter()
+            try:
+                reply = self._chat_once(msgs, o, schema)
+            except LLMError as exc:
+                _with_usage(exc, usage, time.perf_counter() - start)
+                raise
+            usage = _spent(usage, reply, time.perf_counter() - start)
+            tries.append(_try(o, added, _text(reply), schema))
             if tries[-1]["error"] is None:
-                return self._generation(tries, schema, key)
-        raise self._parse_error(tries)
+                return self._generation(tries, schema, key, usage)
+        raise self._parse_error(tries, usage)
 
     async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
                     schema: Mapping[str, Any] | None = None,
@@ -173,12 +269,20 @@ class Generator(ABC):
         """Async :meth:`chat`: same request, same answer, same retries."""
         messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
         tries: list[dict[str, Any]] = []
+        usage: Usage | None = None
         for attempt in range(self._attempts(schema)):
             msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
-            tries.append(_try(o, added, await self._achat_once(msgs, o, schema), schema))
+            start = time.perf_counter()
+            try:
+                reply = await self._achat_once(msgs, o, schema)
+            except LLMError as exc:
+                _with_usage(exc, usage, time.perf_counter() - start)
+                raise
+            usage = _spent(usage, reply, time.perf_counter() - start)
+            tries.append(_try(o, added, _text(reply), schema))
             if tries[-1]["error"] is None:
-                return self._generation(tries, schema, key)
-        raise self._parse_error(tries)
+                return self._generation(tries, schema, key, usage)
+        raise self._parse_error(tries, usage)
 
     # --- shared by chat/achat ----------------------------------------------------
     def _prepare(self, prompt_or_messages: str | Sequence[Message], system: str | None,
@@ -192,21 +296,24 @@ class Generator(ABC):
         return 1 + (self.max_retries if schema is not None else 0)
 
     def _generation(self, tries: list[dict[str, Any]], schema: Mapping[str, Any] | None,
-                    key: str) -> Generation:
+                    key: str, usage: Usage | None = None) -> Generation:
         """The Generation for the last (successful) attempt."""
         text = tries[-1]["output"]
         data = parse_json_output(text, schema) if schema is not None else None
         return Generation(text=text, backend=self.backend, model=self.model, data=data, key=key,
-                          attempts=len(tries), raw_outputs=[t["output"] for t in tries], tries=tries)
+                          attempts=len(tries), raw_outputs=[t["output"] for t in tries], tries=tries,
+                          usage=usage)
 
-    def _parse_error(self, tries: list[dict[str, Any]]) -> OutputParseError:
-        return OutputParseError(
+    def _parse_error(self, tries: list[dict[str, Any]], usage: Usage | None = None) -> OutputParseError:
+        exc = OutputParseError(
             f"{self.backend}:{self.model} output did not match the JSON schema after "
             f"{len(tries)} attempts ({tries[-1]['error']}); each retry fed the error back and raised "
             "the temperature; every attempt is kept on .tries and .raw_outputs. Try a larger "
             "num_predict (a truncated answer is invalid JSON), a simpler schema or a larger model.",
             [t["output"] for t in tries], tries,
         )
+        exc.usage = usage
+        return exc
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} backend={self.backend!r} model={self.model!r}>"
@@ -241,6 +348,26 @@ def retry_request(messages: list[dict[str, str]], options: dict[str, Any], attem
     opts = {**options, "temperature": max(float(options.get("temperature", 0.0)), floor),
             "seed": int(options.get("seed", 0)) + attempt}
     return messages + added, opts, added
+
+
+def _text(reply: str | Reply) -> str:
+    return reply.text if isinstance(reply, Reply) else reply
+
+
+def _spent(usage: Usage | None, reply: str | Reply, seconds: float) -> Usage:
+    """``usage`` plus one answered attempt: its reported counts (none for a plain string) and seconds."""
+    if isinstance(reply, Reply):
+        this = Usage(1, token_count(reply.prompt_tokens), token_count(reply.completion_tokens), seconds)
+    else:
+        this = Usage(1, None, None, seconds)
+    return this if usage is None else usage + this
+
+
+def _with_usage(exc: LLMError, usage: Usage | None, seconds: float) -> None:
+    """Set on ``exc`` the cost of its request: the attempts so far plus the failed one (its tokens
+    unknown)."""
+    failed = Usage(1, None, None, seconds)
+    exc.usage = failed if usage is None else usage + failed
 
 
 def _try(options: dict[str, Any], added: list[dict[str, str]], output: str,

@@ -1,4 +1,4 @@
-"""Where the Ollama server is, how long to wait for it, and how to reach it without a proxy.
+"""Where the Ollama server is, how long to wait for it, and how to reach a local server without a proxy.
 
 - :func:`ollama_host`: the server URL from ``host=`` or ``$OLLAMA_HOST``, normalised as the
   ``ollama`` client does (no scheme: http; no port: 11434, or 80/443 for an explicit
@@ -15,6 +15,9 @@
   probe of ``GET /api/tags``). A remote server is reached as the environment says (through
   the proxy, unless ``NO_PROXY`` names it).
 - :func:`ollama_models` / :func:`ollama_available`: the probe itself.
+- :func:`seconds_setting` (a timeout from an argument or an environment variable) and
+  :func:`redact_url` (a server URL without the credentials it may hold) serve every backend that
+  talks to a server.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import urllib.request
 from typing import IO, Any
 
 __all__ = ["DEFAULT_OLLAMA_HOST", "DEFAULT_OLLAMA_TIMEOUT", "ollama_host", "ollama_timeout", "is_local",
-           "client_options", "open_url", "ollama_models", "ollama_available"]
+           "client_options", "open_url", "ollama_models", "ollama_available", "seconds_setting",
+           "redact_url"]
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_TIMEOUT = 300.0
@@ -81,19 +85,36 @@ def ollama_timeout(timeout: float | None = None) -> float:
     The wait bounds connecting and each read (each chunk of a streamed answer).
     ValueError when the value is not a positive number of seconds.
     """
+    return seconds_setting(timeout, "RAGWORKBOOK_OLLAMA_TIMEOUT", DEFAULT_OLLAMA_TIMEOUT)
+
+
+def seconds_setting(timeout: float | None, variable: str, default: float) -> float:
+    """``timeout``, else the environment ``variable``, else ``default``: a positive number of seconds
+    (ValueError naming where a bad value came from)."""
     where = "timeout"
     if timeout is None:
-        raw = os.environ.get("RAGWORKBOOK_OLLAMA_TIMEOUT", "").strip()
+        raw = os.environ.get(variable, "").strip()
         if not raw:
-            return DEFAULT_OLLAMA_TIMEOUT
-        where = "RAGWORKBOOK_OLLAMA_TIMEOUT"
+            return default
+        where = variable
         try:
             timeout = float(raw)
         except ValueError:
-            raise ValueError(f"RAGWORKBOOK_OLLAMA_TIMEOUT must be a number of seconds, got {raw!r}") from None
+            raise ValueError(f"{variable} must be a number of seconds, got {raw!r}") from None
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         raise ValueError(f"{where} must be a positive number of seconds, got {timeout!r}")
     return float(timeout)
+
+
+def redact_url(url: str) -> str:
+    """``url`` fit to be shown: a user name or password in it becomes ``***``, and so does a query
+    (where some gateways take a key)."""
+    split = urllib.parse.urlsplit(url)
+    netloc = split.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((split.scheme, netloc, split.path, "***" if split.query else "",
+                                    split.fragment))
 
 
 def is_local(url: str) -> bool:

@@ -26,6 +26,9 @@
   (:func:`ragworkbook.llm.host.ollama_timeout`); the commands that talk to a server take
   ``--ollama-timeout``. It bounds the connection and each read (each chunk when
   streaming).
+- Usage: the token counts of the answer are the server's own, ``prompt_eval_count`` and
+  ``eval_count`` of its final part (None when the server leaves one out);
+  ``Generation.usage.seconds`` is the wall time of the call (see :class:`~ragworkbook.llm.base.Usage`).
 - Sync calls use ``ollama.Client``; :meth:`OllamaGenerator.achat` uses
   ``ollama.AsyncClient`` (one per call, so it works under any event loop).
 
@@ -44,7 +47,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound
+from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
 from ragworkbook.llm.host import client_options, ollama_host, ollama_timeout
 
 DEFAULT_TIMEOUT = 300.0
@@ -86,17 +89,18 @@ def ollama_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return opts
 
 
-def strip_thinking(text: str) -> str:
+#: What to do about an answer cut off while thinking, on Ollama.
+THINKING_FIX = "pass think=False (get_generator(..., think=False)) or a larger options['num_predict']"
+
+
+def strip_thinking(text: str, fix: str = THINKING_FIX) -> str:
     """Drop a leading ``<think>...</think>`` block and surrounding whitespace.
 
     Raises :class:`LLMError` when the text is an unfinished ``<think>`` block (the
-    token budget ran out before the answer).
+    token budget ran out before the answer), saying ``fix``.
     """
     if text.lstrip().startswith("<think>") and "</think>" not in text:
-        raise LLMError(
-            "the model used the whole num_predict budget thinking and gave no answer: pass "
-            "think=False (get_generator(..., think=False)) or a larger options['num_predict']"
-        )
+        raise LLMError(f"the model used the whole num_predict budget thinking and gave no answer: {fix}")
     return _THINK.sub("", text, count=1).strip()
 
 
@@ -180,13 +184,11 @@ class OllamaGenerator(Generator):
 
     # --- generation -------------------------------------------------------------------
     def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str:
+                   schema: Mapping[str, Any] | None) -> Reply:
         for _ in range(2):
             try:
                 resp = self.client.chat(**self._request(messages, options, schema))
-                if not self.stream:
-                    return strip_thinking(self._joined([resp]))
-                return strip_thinking(self._joined(list(resp)))
+                return self._reply([resp] if not self.stream else list(resp))
             except _REPLY_ERRORS as exc:  # the client could not read the reply
                 raise self._bad_reply(exc) from None
             except _request_errors() as exc:
@@ -196,16 +198,14 @@ class OllamaGenerator(Generator):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                          schema: Mapping[str, Any] | None) -> str:
+                          schema: Mapping[str, Any] | None) -> Reply:
         client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout,
                                                **client_options(self.host))
         try:
             for _ in range(2):
                 try:
                     resp = await client.chat(**self._request(messages, options, schema))
-                    if not self.stream:
-                        return strip_thinking(self._joined([resp]))
-                    return strip_thinking(self._joined([part async for part in resp]))
+                    return self._reply([resp] if not self.stream else [part async for part in resp])
                 except _REPLY_ERRORS as exc:
                     raise self._bad_reply(exc) from None
                 except _request_errors() as exc:
@@ -215,6 +215,13 @@ class OllamaGenerator(Generator):
             raise AssertionError("unreachable")  # pragma: no cover
         finally:
             await client.close()
+
+    def _reply(self, parts: list[Any]) -> Reply:
+        """The answer of a stream's parts (or of the one reply), thinking stripped, with the server's
+        token counts (its final part's ``prompt_eval_count`` and ``eval_count``)."""
+        text = strip_thinking(self._joined(parts))
+        return Reply(text, token_count(getattr(parts[-1], "prompt_eval_count", None)),
+                     token_count(getattr(parts[-1], "eval_count", None)))
 
     def _joined(self, parts: list[Any]) -> str:
         """The text of an answer (the parts of a stream, or the one reply); LLMError when it ended

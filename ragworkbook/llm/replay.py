@@ -11,6 +11,7 @@ A recording file (``ragworkbook/data/recordings/NN_name.json``) is UTF-8 JSON::
           "options": {"num_predict": 256, "seed": 0, "temperature": 0.0},
           "schema": null,
           "text": "...", "attempts": 1, "raw_outputs": ["..."],
+          "usage": {"prompt_tokens": 31, "completion_tokens": 9, "seconds": 0.412},
           "recorded_at": "2026-11-29T11:30:00Z"
         }
       }
@@ -21,6 +22,14 @@ options, schema and model) of the request as asked. A request whose structured
 output failed after the retries is recorded with ``"error": {"type":
 "OutputParseError", "message": ...}`` and replayed as the same error, so failure
 counts replay too.
+
+``"usage"`` is what the request cost when it was recorded (:class:`ragworkbook.llm.base.Usage`:
+the backend's own token counts, null when it reported none, and the seconds of its
+attempts); a replayed answer carries it on ``Generation.usage`` (a replayed failure on
+the error's ``usage``). Entries recorded before usage was recorded have none: their
+replay says None ("not recorded"), never a guessed figure. Re-recording an answer that
+did not change keeps the entry as it was (its time and its usage, so the file's bytes
+stay the same); an entry that had no usage gets the new one.
 
 A request that took more than one attempt (or failed) also records ``"tries"``: one object
 per attempt with the ``options`` it was sent with, the ``added_messages`` (the
@@ -71,6 +80,7 @@ from ragworkbook.llm.base import (
     Message,
     OutputParseError,
     ReplayMissError,
+    Usage,
     build_messages,
     merge_options,
     parse_json_output,
@@ -138,9 +148,29 @@ def entry_problem(entry: Any) -> str | None:
     attempts = entry.get("attempts", 1)
     if not isinstance(attempts, int) or isinstance(attempts, bool):
         return f"has {_json_type(entry['attempts'])} as 'attempts'"
+    if "usage" in entry:
+        problem = _usage_problem(entry["usage"])
+        if problem:
+            return problem
     if "checksum" in entry and entry["checksum"] != entry_checksum(entry):
         return ("does not match its checksum: it was changed after it was recorded (a recorded answer is "
                 "never edited by hand)")
+    return None
+
+
+def _usage_problem(usage: Any) -> str | None:
+    """Why a recorded ``"usage"`` is not one (None when it is)."""
+    if not isinstance(usage, dict):
+        return (f"has {_json_type(usage)} as 'usage'; a recorded usage is "
+                '{"prompt_tokens": ..., "completion_tokens": ..., "seconds": ...}')
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return f"has {value!r} as usage.{name}; a token count is a whole number >= 0 or null"
+    seconds = usage.get("seconds")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not 0 <= seconds < float("inf")):
+        return f"has {seconds!r} as usage.seconds; it is a number of seconds >= 0 or null"
     return None
 
 
@@ -248,9 +278,9 @@ class Recording:
 
         Under a file lock, the entries on disk now (another process may have added
         some) are read and merged with this one. An existing entry with the same
-        content (timestamp and checksum aside) keeps its ``recorded_at``; it gets a
-        checksum if it had none, else the file is not rewritten. Returns whether
-        the file changed.
+        content (timestamp, checksum and usage aside) keeps its ``recorded_at`` and its
+        usage; it gets a checksum if it had none and the new usage if it had none, else
+        the file is not rewritten. Returns whether the file changed.
         """
         with self._lock:
             changed = False
@@ -259,10 +289,13 @@ class Recording:
                 nonlocal changed
                 merged = {**self.entries, **on_disk}
                 old = merged.get(key)
-                if old is not None and _strip_time(old) == _strip_time(entry):
-                    if "checksum" in old:
+                if old is not None and _answer(old) == _answer(entry):
+                    if "checksum" in old and ("usage" in old or "usage" not in entry):
                         return merged
-                    new = {**old, "checksum": entry_checksum(old)}
+                    new = {**old}
+                    if "usage" not in old and "usage" in entry:
+                        new["usage"] = entry["usage"]
+                    new["checksum"] = entry_checksum(new)
                 else:
                     new = {**entry, "recorded_at": _now()}
                     new["checksum"] = entry_checksum(new)
@@ -316,8 +349,10 @@ def _dumps(entries: Mapping[str, Any]) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def _strip_time(entry: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum")}
+def _answer(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry without what may differ between two recordings of the same answer (when, its checksum,
+    and what it cost)."""
+    return {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum", "usage")}
 
 
 def _canonical(obj: Any) -> Any:
@@ -328,19 +363,21 @@ def _canonical(obj: Any) -> Any:
 def make_entry(backend: str, model: str, messages: Sequence[Message], options: Mapping[str, Any],
                schema: Mapping[str, Any] | None, gen: Generation | None = None,
                error: OutputParseError | None = None) -> dict[str, Any]:
-    """The recording entry for one answered (or failed) request."""
+    """The recording entry for one answered (or failed) request (with its usage when known)."""
     entry: dict[str, Any] = {
         "backend": backend, "model": model, "messages": list(messages), "options": dict(options),
         "schema": schema,
     }
     if gen is not None:
         entry.update(text=gen.text, attempts=gen.attempts, raw_outputs=list(gen.raw_outputs))
-        tries = gen.tries
+        tries, usage = gen.tries, gen.usage
     else:
         assert error is not None
         entry.update(error={"type": "OutputParseError", "message": str(error)},
                      raw_outputs=list(error.raw_outputs), attempts=len(error.raw_outputs))
-        tries = error.tries
+        tries, usage = error.tries, error.usage
+    if usage is not None:
+        entry["usage"] = usage.counts()
     if tries and (entry["attempts"] > 1 or error is not None):
         entry["tries"] = list(tries)
     return _canonical(entry)
@@ -358,6 +395,15 @@ def entry_tries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     return [{"options": dict(entry.get("options", {})), "added_messages": [], "output": entry["text"],
              "error": None}]
+
+
+def entry_usage(entry: Mapping[str, Any]) -> Usage | None:
+    """What a recorded request cost (:class:`~ragworkbook.llm.base.Usage`, its attempts from the
+    entry), or None when the entry was recorded without usage."""
+    counts = entry.get("usage")
+    if not isinstance(counts, Mapping):
+        return None
+    return Usage.from_counts(counts, int(entry.get("attempts", 1)))
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -483,9 +529,12 @@ class ReplayGenerator(Generator):
         )
 
     def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:
+        usage = entry_usage(entry)
         if "error" in entry:
-            raise OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []),
+            exc = OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []),
                                    entry_tries(entry))
+            exc.usage = usage
+            raise exc
         text = entry["text"]
         data = None
         if schema is not None:
@@ -500,7 +549,7 @@ class ReplayGenerator(Generator):
         return Generation(text=text, backend=entry["backend"], model=entry["model"], data=data, key=key,
                           attempts=int(entry.get("attempts", 1)),
                           raw_outputs=list(entry.get("raw_outputs", [text])), tries=entry_tries(entry),
-                          replayed=True)
+                          replayed=True, usage=usage)
 
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
              schema: Mapping[str, Any] | None = None,

@@ -2,7 +2,8 @@
 
 :func:`get_generator` is the one entry point (the rules are in :mod:`ragworkbook.llm`'s docstring):
 ``backend=``, else ``$RAGWORKBOOK_BACKEND``, else ``auto`` (Ollama when a server answers
-``GET /api/tags`` within 0.5 s, else embedded); ``recording=`` with no backend chosen and
+``GET /api/tags`` within 0.5 s, else embedded; ``openai`` only when asked for, with a model name);
+``recording=`` with no backend chosen and
 ``$RAGWORKBOOK_RECORD`` unset is a strict replay; with ``$RAGWORKBOOK_RECORD=1`` the live backend
 answers and every answer is recorded.
 """
@@ -17,8 +18,9 @@ from typing import Any
 from ragworkbook.llm.base import Generator
 from ragworkbook.llm.defaults import BACKENDS, default_model
 from ragworkbook.llm.embedded import EmbeddedGenerator
-from ragworkbook.llm.host import ollama_host, ollama_models
+from ragworkbook.llm.host import ollama_host, ollama_models, redact_url
 from ragworkbook.llm.ollama_backend import OllamaGenerator
+from ragworkbook.llm.openai_backend import OpenAIGenerator, openai_base_url, openai_models
 from ragworkbook.llm.replay import RecordingGenerator, ReplayGenerator
 
 __all__ = ["get_generator"]
@@ -34,7 +36,8 @@ def _announce(line: str) -> None:
 
 
 _BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"},
-                   "embedded": {"n_ctx", "n_threads", "timeout"}}
+                   "embedded": {"n_ctx", "n_threads", "timeout"},
+                   "openai": {"base_url", "api_key", "timeout"}}
 
 
 def _kwargs_for(backend: str, kwargs: dict[str, Any], strict: bool) -> dict[str, Any]:
@@ -65,6 +68,12 @@ def _live(backend: str, model: str | None, announce: bool, strict: bool = True,
         return gen
     if backend == "ollama":
         gen = OllamaGenerator(model or default_model("ollama"), **_kwargs_for("ollama", kwargs, strict))
+    elif backend == "openai":
+        kw = _kwargs_for("openai", kwargs, strict)
+        gen = OpenAIGenerator(model or _no_openai_model(kw), **kw)
+        if announce:
+            _announce(f"ragworkbook: using openai backend ({gen.model}) at {gen.url}")
+        return gen
     elif backend == "embedded":
         gen = EmbeddedGenerator(model, **_kwargs_for("embedded", kwargs, strict))
     else:  # pragma: no cover - checked by the caller
@@ -72,6 +81,22 @@ def _live(backend: str, model: str | None, announce: bool, strict: bool = True,
     if announce:
         _announce(f"ragworkbook: using {backend} backend ({gen.model})")
     return gen
+
+
+def _no_openai_model(kwargs: dict[str, Any]) -> str:
+    """Raise the error of an openai backend without a model name, with the models its server lists."""
+    message = ""
+    try:
+        default_model("openai")
+    except ValueError as exc:
+        message = str(exc)
+    url = openai_base_url(kwargs.get("base_url"))
+    served = openai_models(url, kwargs.get("api_key"), timeout=2.0)
+    if served:
+        message += f"; the server at {redact_url(url)} serves: {', '.join(served)}"
+    elif served is None:
+        message += f"; no server answers GET /models at {redact_url(url)} now (OPENAI_BASE_URL)"
+    raise ValueError(message)
 
 
 def get_generator(backend: str | None = None, model: str | None = None,
@@ -82,8 +107,9 @@ def get_generator(backend: str | None = None, model: str | None = None,
     ``announce`` prints one line (once per process) saying which live backend was
     chosen; nothing is printed in replay or record mode, so notebook outputs are the
     same in both. Extra keyword arguments go to the backend's constructor:
-    ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``n_ctx``, ``n_threads``, ``timeout``
-    for embedded (with ``auto``, those of the other backend are ignored).
+    ``host``, ``stream``, ``timeout``, ``think`` for Ollama; ``base_url``, ``api_key``,
+    ``timeout`` for openai; ``n_ctx``, ``n_threads``, ``timeout`` for embedded (with ``auto``,
+    those of the other backends are ignored).
     ``record_hint``: what a strict replay's miss says to do (default: the notebook
     command inside Jupyter, the environment variables elsewhere; the CLI passes its own).
     """

@@ -10,6 +10,11 @@ pulled, one tiny chat request (4 tokens, at most ``chat_timeout`` seconds:
 ``--ollama-timeout``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``, else 60 s), since a
 server can list a model it cannot run (out of memory, a crashed runner).
 
+The openai backend is checked when it is configured (``OPENAI_BASE_URL`` set, or
+``RAGWORKBOOK_BACKEND=openai``): one ``GET /models`` to its server lists the models, and
+``RAGWORKBOOK_MODEL`` should be one of them. Whether ``OPENAI_API_KEY`` is set is reported; the
+key never is.
+
 Exit status of the command: 0 when the offline default works (the embedded
 model loads or an Ollama server answers with the selected model, the embedding
 model and WordNet are found), 1 otherwise. A missing Ollama server alone is not
@@ -124,6 +129,54 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
                           "need a longer --ollama-timeout")
     chat_ok = out["chat"] is None or out["chat"]["ok"]
     out["ok"] = out["client"] is not None and out["model_pulled"] and chat_ok
+    return out
+
+
+def _openai_status(timeout: float) -> dict[str, Any]:
+    """The openai backend: whether it is configured (``OPENAI_BASE_URL`` set, or
+    ``RAGWORKBOOK_BACKEND=openai``), whether its server answers ``GET /models`` (one request,
+    ``timeout`` seconds), the models it lists and whether ``RAGWORKBOOK_MODEL`` is one of them.
+    The key is reported as set or not, never shown."""
+    from ragworkbook.llm.openai_backend import AuthenticationFailed, OpenAIGenerator, openai_api_key
+
+    model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or None
+    configured = bool(os.environ.get("OPENAI_BASE_URL", "").strip()) or os.environ.get(
+        "RAGWORKBOOK_BACKEND", "").strip().lower() == "openai"
+    out: dict[str, Any] = {"ok": False, "configured": configured, "url": None,
+                           "key_set": openai_api_key() is not None, "server": False, "models": [],
+                           "model": model, "model_served": None, "error": None, "fix": None}
+    try:
+        gen = OpenAIGenerator(model or "-", timeout=timeout)
+    except ValueError as exc:  # a bad OPENAI_BASE_URL: say so, with the variable's name
+        out.update(error=str(exc), fix="unset OPENAI_BASE_URL, or set it to the API's base URL "
+                   "(e.g. http://127.0.0.1:8080/v1)")
+        return out
+    out["url"] = gen.url
+    if not configured:
+        out["error"] = "not configured"
+        out["fix"] = ("optional: set OPENAI_BASE_URL to an OpenAI-compatible server's base URL (and "
+                      "OPENAI_API_KEY if it needs one), then --backend openai --model NAME")
+        return out
+    try:
+        out["models"] = gen.list_models()
+        out["server"] = True
+    except AuthenticationFailed as exc:
+        out.update(server=True, error=str(exc), fix="set OPENAI_API_KEY to a key the server accepts")
+        return out
+    except LLMError as exc:
+        out.update(error=str(exc), fix=f"start the server, or point OPENAI_BASE_URL at one (now {gen.url})")
+        return out
+    finally:
+        gen.close()
+    if model is None:
+        out["error"] = "no model chosen"
+        out["fix"] = "give one of the server's models with --model NAME (or RAGWORKBOOK_MODEL)"
+    else:
+        out["model_served"] = model in out["models"]
+        if not out["model_served"]:
+            out["error"] = f"model {model!r} is not among the models the server lists"
+            out["fix"] = "set RAGWORKBOOK_MODEL (or --model) to one of them, or load the model on the server"
+    out["ok"] = bool(out["model_served"])
     return out
 
 
@@ -285,6 +338,7 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
 
     packages = {name: _version(name) for name in PACKAGES}
     ollama = _ollama_status(ollama_timeout, chat_timeout, chat)
+    openai = _openai_status(max(ollama_timeout, 2.0))
     emb = _embedded_status(load_models)
     replay = _replay_status()
     selected = _selected_backend(ollama["ok"], ollama["server"])
@@ -293,15 +347,16 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
         "python": {"version": platform.python_version(), "executable": sys.executable,
                    "platform": platform.platform()},
         "packages": packages,
-        "backends": {"selected": selected, "ollama": ollama, "embedded": emb, "replay": replay},
+        "backends": {"selected": selected, "ollama": ollama, "openai": openai, "embedded": emb,
+                     "replay": replay},
         "embeddings": _embeddings_status(),
         "wordnet": _wordnet_status(deep),
     }
     problems = [f"{name} is not installed: {install_hint(name)}" for name, v in packages.items() if v is None]
-    live = {"ollama": ollama, "embedded": emb}.get(selected)
-    if selected not in ("ollama", "embedded", "replay"):
+    live = {"ollama": ollama, "openai": openai, "embedded": emb}.get(selected)
+    if selected not in ("ollama", "openai", "embedded", "replay"):
         problems.append(f"RAGWORKBOOK_BACKEND={selected!r} is not a backend: unset it or use one of "
-                        "auto, ollama, embedded, replay")
+                        "auto, ollama, openai, embedded, replay")
     elif live is not None and not live["ok"]:
         problems.append(f"the selected {selected} backend does not work ({live['error']}): {live['fix']}")
     elif selected == "replay" and not replay["ok"]:
@@ -316,6 +371,21 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
 
 def _mark(ok: bool) -> str:
     return "[ok]" if ok else "[--]"
+
+
+def _openai_line(a: dict[str, Any]) -> str:
+    """The openai backend's line of the report: where, whether a key is set (never the key), the models."""
+    if not a["configured"]:
+        return f"  [  ] openai    {a['error']} -> {a['fix']}"
+    key = "key set" if a["key_set"] else "no key"
+    if a["server"] and a["error"] is None:
+        detail = f"server at {a['url']} ({key}); models: {', '.join(a['models']) or 'none listed'}"
+    elif a["server"]:
+        detail = (f"server at {a['url']} ({key}); models: {', '.join(a['models']) or 'none listed'}; "
+                  f"{a['error']} -> {a['fix']}")
+    else:
+        detail = f"{a['error']} -> {a['fix']}"
+    return f"  {_mark(a['ok'])} openai    {detail}"
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -349,6 +419,7 @@ def format_report(report: dict[str, Any]) -> str:
     else:
         detail = f"{o['error']} -> {o['fix']}"
     lines.append(f"  {_mark(o['ok'])} ollama    {detail}")
+    lines.append(_openai_line(b["openai"]))
     r = b["replay"]
     n = sum(x["entries"] for x in r["recordings"])
     detail = (f"{len(r['recordings'])} recording files, {n} answers in {r['dir']}" if r["ok"]

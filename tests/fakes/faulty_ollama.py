@@ -8,7 +8,9 @@ answers without any model:
   ``fakes.judges`` (:class:`~fakes.judges.RuleJudge`: it reads the data fields of the
   prompt, so judged metrics come out as real numbers);
 - a plain request is answered with the first sentence of its first context block
-  (``[1] ...`` in the naive RAG prompt), else with ``"OK"``.
+  (``[1] ...`` in the naive RAG prompt), else with ``"OK"``;
+- the final part carries ``prompt_eval_count`` / ``eval_count`` as Ollama's does, counting
+  words (those of every message, of the answer) where Ollama counts tokens.
 
 Faults (:meth:`FaultyOllama.add_fault`), each for the requests that match (a
 substring of the first user message, the kind of request) and a number of times:
@@ -172,8 +174,11 @@ class _Handler(BaseHTTPRequestHandler):
             text = RuleJudge()._chat_once(messages, body.get("options") or {}, schema)
         else:
             text = plain_answer(messages)
+        # word counts stand in for token counts: what the client passes on as the answer's usage
         reply = {"model": model, "created_at": now(), "message": {"role": "assistant", "content": text},
-                 "done": True, "done_reason": "stop"}
+                 "done": True, "done_reason": "stop",
+                 "prompt_eval_count": sum(len(m.get("content", "").split()) for m in messages),
+                 "eval_count": len(text.split())}
         if not body.get("stream", True):
             if fault == "cut":
                 self._send_json({**reply, "message": {"role": "assistant", "content": text[: len(text) // 2]},

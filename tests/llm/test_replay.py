@@ -69,8 +69,11 @@ def test_file_format_is_sorted_and_complete(tmp_path):
     assert list(doc["entries"]) == sorted(doc["entries"])
     entry = next(e for e in doc["entries"].values() if e["schema"] is not None)
     assert set(entry) == {"backend", "model", "messages", "options", "schema", "text", "attempts",
-                          "raw_outputs", "recorded_at", "checksum"}
+                          "raw_outputs", "usage", "recorded_at", "checksum"}
     assert entry["options"] == {"num_predict": 8, "seed": 0, "temperature": 0.0}
+    # Echo reports no token counts: recorded as unknown, never as a guess; the seconds are measured
+    assert entry["usage"]["prompt_tokens"] is None and entry["usage"]["completion_tokens"] is None
+    assert entry["usage"]["seconds"] >= 0
     text = path.read_text(encoding="utf-8")
     assert text == json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
@@ -201,7 +204,8 @@ def test_replay_backend_needs_a_recording():
 
 def test_unknown_backend_is_rejected(monkeypatch):
     monkeypatch.setenv("RAGWORKBOOK_BACKEND", "gpt4")
-    with pytest.raises(ValueError, match="unknown backend 'gpt4'; choose one of: auto, ollama, embedded"):
+    said = "unknown backend 'gpt4'; choose one of: auto, ollama, openai, embedded, replay"
+    with pytest.raises(ValueError, match=said):
         get_generator()
 
 

@@ -157,3 +157,48 @@ def test_unknown_backend_in_the_environment_is_a_problem(monkeypatch):
     r = doctor_report(load_models=False)
     assert r["backends"]["selected"] == "olama" and not r["ok"]
     assert any("RAGWORKBOOK_BACKEND='olama' is not a backend" in p for p in r["problems"])
+
+
+# --- the openai backend: checked only when configured; the key reported as set, never shown --------------
+def test_an_unconfigured_openai_backend_is_not_asked_and_not_a_problem():
+    r = doctor_report(load_models=False)
+    a = r["backends"]["openai"]
+    assert not a["configured"] and not a["server"] and a["error"] == "not configured"
+    assert not any("openai" in p for p in r["problems"])
+    assert "[  ] openai    not configured -> optional: set OPENAI_BASE_URL" in format_report(r)
+
+
+def test_a_configured_openai_server_is_listed_without_its_key(monkeypatch):
+    from fakes.faulty_openai import FAKE_MODEL as OPENAI_MODEL
+    from fakes.faulty_openai import FaultyOpenAI
+
+    key = "sk-doctor-secret-0123456789"
+    with FaultyOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        monkeypatch.setenv("RAGWORKBOOK_BACKEND", "openai")
+        r = doctor_report(load_models=False)
+        a = r["backends"]["openai"]
+        assert r["backends"]["selected"] == "openai" and a["server"] and a["models"] == [OPENAI_MODEL]
+        assert a["key_set"] and not a["ok"] and a["error"] == "no model chosen" and not r["ok"]
+        assert any("the selected openai backend does not work (no model chosen)" in p for p in r["problems"])
+        assert server.requests[-1]["headers"]["Authorization"] == f"Bearer {key}"
+        monkeypatch.setenv("RAGWORKBOOK_MODEL", OPENAI_MODEL)
+        r = doctor_report(load_models=False)
+        assert r["backends"]["openai"]["ok"] and r["backends"]["openai"]["model_served"]
+        text = format_report(r)
+        assert f"[ok] openai    server at {server.url} (key set); models: {OPENAI_MODEL}" in text
+        for shown in (text, json.dumps(r)):
+            assert key not in shown
+
+
+def test_an_openai_server_that_is_down_or_misconfigured_says_what_to_do(monkeypatch):
+    from conftest import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    a = doctor_report(load_models=False)["backends"]["openai"]
+    assert a["configured"] and not a["server"] and "no OpenAI-compatible server answering" in a["error"]
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:99999/v1")
+    a = doctor_report(load_models=False)["backends"]["openai"]
+    assert "OPENAI_BASE_URL='http://127.0.0.1:99999/v1' is not a server URL" in a["error"]
