@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound
+from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
 from ragworkbook.llm.worker import LlamaWorker, call_timeout, worker_for
 
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
@@ -182,7 +182,7 @@ class EmbeddedGenerator(Generator):
         return model_worker(self.path, self.n_ctx, self.n_threads)
 
     def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str:
+                   schema: Mapping[str, Any] | None) -> Reply:
         kw = completion_kwargs(options, schema)
         try:
             out = self.worker.chat(messages, kw, timeout=self.timeout)
@@ -194,4 +194,6 @@ class EmbeddedGenerator(Generator):
                 f"({exc}); shorten it (fewer or smaller chunks) or use "
                 "get_generator(backend='embedded', n_ctx=8192) (SmolLM2 was trained on 8192)"
             ) from None
-        return (out["choices"][0]["message"].get("content") or "").strip()
+        usage = out.get("usage") or {}
+        return Reply((out["choices"][0]["message"].get("content") or "").strip(),
+                     token_count(usage.get("prompt_tokens")), token_count(usage.get("completion_tokens")))

@@ -63,6 +63,9 @@ def test_generates_non_empty_text_deterministically(gen):
     b = gen.chat(PROMPT, system=SYSTEM, options=OPTS)
     assert a.text.strip() and a.text == b.text
     assert (a.backend, a.model) == ("embedded", "SmolLM2-135M-Instruct.Q4_1")
+    # llama.cpp's own counts, reported through the worker
+    assert a.usage.attempts == 1 and a.usage.prompt_tokens > 10 and 0 < a.usage.completion_tokens <= 16
+    assert a.usage.seconds > 0
     # Another request in between must not change the answer (no prompt-cache reuse).
     gen.chat("Say something else entirely.", options={"num_predict": 4})
     assert gen.chat(PROMPT, system=SYSTEM, options=OPTS).text == a.text
