@@ -118,7 +118,7 @@ WRONG = [
     ("13.1", 9, "between 1 and 8"),
     ("14.1", 0.6193, "x 100"),
     ("14.1", 50.0, "linear rescaling"),
-    ("14.2", 72.7, "not between 0 and 1"),
+    ("14.2", 72.7, "RAGChecker prints x 100"),
     ("14.2", 0.5, "that is the recall"),
     ("14.2", 0.6, "too low"),
     ("14.3", 73.3, "adds the claim to the first response"),

@@ -8,7 +8,7 @@ from ragworkbook.corpus.chunking import chunk_pages
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.corpus.ground_truth import keyword_diagnostics, keyword_qrels
 from ragworkbook.corpus.pages import load_corpus
-from ragworkbook.workbook.exercises import Mistake, Solution, count, exercise, same_items, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Solution, exercise, same_items, solves
 
 
 def _split_keywords(overlap: int) -> list[str]:
@@ -26,8 +26,8 @@ def _longest_keyword() -> str:
           "How many of the eight eval-set keywords does the documented 400/50 chunker split across a "
           "window boundary? Predict from the overlap, then count with keyword_diagnostics.",
           reveals=[r"code:keyword_diagnostics\(", r"no splits here", r"can be split by a window"])
-def _check_split_50(answer: Any) -> tuple[bool, str]:
-    return count(answer, len(_split_keywords(50)), "the number of split keywords",
+def _split_50() -> Count:
+    return Count(len(_split_keywords(50)), "the number of split keywords",
                  more="consecutive windows share 50 characters: can a keyword shorter than that fall "
                       "across a boundary, with no window holding it whole?")
 
@@ -51,8 +51,8 @@ def _count(keyword: str) -> int:
           "The keyword 'dmodel' marks 11 chunks relevant to 'What is the model's embedding dimension?'. "
           "Predict how many chunks the keyword 'dmodel = 512' marks, then compute it with keyword_qrels.",
           reveals=[r"states 512", r"code:keyword_qrels\([^)]*512"])
-def _check_specific(answer: Any) -> tuple[bool, str]:
-    return count(answer, _count("dmodel = 512"), "the number of chunks", mistakes=[
+def _specific() -> Count:
+    return Count(_count("dmodel = 512"), "the number of chunks", mistakes=[
         Mistake(_count("dmodel"), "that is what 'dmodel' alone matches: the longer keyword is more specific"),
         Mistake(0, "the notes do state the width as 'dmodel = 512' somewhere: where is the model width "
                    "given?")],
