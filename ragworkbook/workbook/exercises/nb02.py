@@ -36,7 +36,7 @@ def _cg3() -> tuple[float, float]:
           "With exponential gain, predict CG@3 of the carbon-pricing ranking and CG@3 after the grade-3 "
           "chunk moves to rank 1 (the others keep their order). Answer with the pair (before, after) of "
           "whole numbers.",
-          reveals=[r"code:cumulative_gain\(", r"code:cg_from_grades\(", r"CG@3\s*="])
+          reveals=[r"code:cumulative_gain\(", r"code:cg_from_grades\(", r"(?<![A-Za-z])CG@3\s*="])
 def _cg() -> Numbers:
     ranking, grades = _carbon()
     linear = Mistake(cumulative_gain(ranking, grades, 3),
@@ -172,7 +172,7 @@ def _rprec_and_ap() -> tuple[float, float]:
 # the point of the exercise, so only AP's value reveals it
 @exercise("02.3", "R-precision and AP after a move",
           "Move the EU chunk of the carbon-pricing ranking from rank 1 to rank 3 (the two Canadian "
-          "federal chunks move up). Predict R-precision and AP of the new order, each to 3 decimals; which "
+          "federal chunks move up). Predict R-precision to 2 decimals and AP to 4 decimals; which "
           "of the two changes? Answer with the pair (r_precision, ap).",
           reveals=[r"code:_eu_third|insert\(2,"], reveals_value=lambda v: v[1])
 def _rprec_ap() -> Numbers:
@@ -180,9 +180,9 @@ def _rprec_ap() -> Numbers:
     before = score_ranking(ranking, grades, ["r_precision", "map"])
     r_prec, ap = _rprec_and_ap()
     return Numbers((
-        Number(r_prec, 3, "R-precision", share=True, mistakes=[
+        Number(r_prec, 2, "R-precision", share=True, mistakes=[
             Mistake(1.0, "R = 4 relevant chunks: how many of them are in the top 4 after the move?")]),
-        Number(ap, 3, "AP", share=True, mistakes=[
+        Number(ap, 4, "AP", share=True, mistakes=[
             Mistake(before["map"], "that is AP before the move: the relevant chunks now sit at ranks 1, 2, "
                                    "4, 5"),
             Mistake(1.0, "AP is 1 only when every relevant chunk comes before every irrelevant one")])))

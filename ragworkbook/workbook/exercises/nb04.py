@@ -130,12 +130,12 @@ def _min_p(n: int = 8) -> float:
 
 @exercise("04.3", "The smallest p-value 8 questions can give",
           "The exact randomisation test flips the signs of the 8 per-question differences in all 2^8 = 256 "
-          "ways. Predict the smallest two-sided p-value it can ever report on 8 questions, to 4 decimals "
+          "ways. Predict the smallest two-sided p-value it can ever report on 8 questions, to 3 decimals "
           "(or as a fraction), then compute it with paired_test on a system that wins every question.",
           reveals=[r"code:paired_test\(\[1\.0\]", r"2\s*/\s*256", r"1\s*/\s*128"])
 def _min_p_answer() -> Number:
     extreme = "how many of the 256 sign patterns are at least as extreme as 'better on every question'?"
-    return Number(_min_p(), 4, "the smallest p-value", share=True, mistakes=[
+    return Number(_min_p(), 3, "the smallest p-value", share=True, mistakes=[
         Mistake(_min_p() / 2, "that is one-sided: the mirror-image pattern (worse on every question) is as "
                               "extreme, and a two-sided test counts it too"),
         Mistake(0.05, "0.05 is the usual threshold, not the smallest p-value the test can give"),

@@ -63,11 +63,12 @@ def _rouge2_recall() -> float:
 
 
 @exercise("05.4", "ROUGE-2 of the wrong answer",
-          "Predict the ROUGE-2 recall of the C3 answer against the reference, to 2 decimals: the share of "
-          "the reference's bigrams (rouge-score tokens, stemmed) that the answer also contains.",
+          "Predict the ROUGE-2 recall of the C3 answer against the reference, to 4 decimals (or as a "
+          "fraction): the share of the reference's bigrams (rouge-score tokens, stemmed) that the answer "
+          "also contains.",
           reveals=[r"code:rouge_n\(", r"code:rouge_2\("])
 def _rouge2() -> Number:
-    return Number(_rouge2_recall(), 2, "ROUGE-2 recall", share=True, mistakes=[
+    return Number(_rouge2_recall(), 4, "ROUGE-2 recall", share=True, mistakes=[
         Mistake(rouge_n(_C3, _REFERENCE, 1, measure="recall"),
                 "that is ROUGE-1 recall (single tokens); ROUGE-2 counts pairs of adjacent tokens"),
         Mistake(rouge_n(_C3, _REFERENCE, 2, measure="precision"),
@@ -185,13 +186,13 @@ def _bp() -> float:
 
 @exercise("05.3", "The brevity penalty of a short answer",
           "The answer '28.4 BLEU.' is correct. Predict BLEU's brevity penalty for it against the reference "
-          "to 3 decimals (13a tokens: c for the answer, r for the reference, BP = exp(1 - r/c) when c < r), "
+          "to 4 decimals (13a tokens: c for the answer, r for the reference, BP = exp(1 - r/c) when c < r), "
           "then read it from sacrebleu.sentence_bleu(...).bp.",
           reveals=[r"code:\.bp\b", r"brevity penalty\s*=\s*0\.0"])
 def _bp_answer() -> Number:
     res = sacrebleu.sentence_bleu(_SHORT_BLEU, [_REFERENCE])
     c, r = res.sys_len, res.ref_len
-    return Number(_bp(), 3, "the brevity penalty", share=True, mistakes=[
+    return Number(_bp(), 4, "the brevity penalty", share=True, mistakes=[
         Mistake(1.0, "the answer is shorter than the reference, so BP is below 1"),
         Mistake(math.exp(1 - c / r),
                 "that is exp(1 - c/r): the penalty is exp(1 - r/c), reference over answer"),
