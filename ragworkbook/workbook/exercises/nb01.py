@@ -40,9 +40,10 @@ def _solve_p4() -> Solution:
 
 
 def _long() -> tuple[list[str], set[str]]:
-    """The 20-document ranking of notebook 01 and its eight relevant documents (two never retrieved)."""
+    """The 20-document ranking of notebook 01, with the five relevant documents of the exercise (the
+    plotted question has eight, two never retrieved)."""
     ranking = [f"d{i:02d}" for i in range(1, 21)]
-    return ranking, {"d01", "d03", "d04", "d08", "d12", "d17", "x1", "x2"}
+    return ranking, {"d01", "d03", "d04", "d08", "d12"}
 
 
 def _first_crossing() -> int:
@@ -52,19 +53,21 @@ def _first_crossing() -> int:
 
 
 @exercise("01.2", "Where precision falls below recall",
-          "On the 20-document ranking, predict the smallest k at which Precision@k is below Recall@k.",
-          reveals=[r"code:precision_at_k\(long_ranking", r"code:recall_at_k\(long_ranking",
-                   r"code:k_slider\("])
+          "On the 20-document ranking, with only d01, d03, d04, d08 and d12 relevant, predict the smallest k "
+          "at which Precision@k is below Recall@k.",
+          reveals=[r"code:\{\s*['\"]d01['\"],\s*['\"]d03['\"],\s*['\"]d04['\"],\s*['\"]d08['\"],\s*['\"]d12['\"]\s*\}"])
 def _crossing() -> Count:
     ranking, relevant = _long()
     equal = [k for k in range(1, 21)
              if precision_at_k(ranking, relevant, k) == recall_at_k(ranking, relevant, k)]
     return Count(_first_crossing(), "k", mistakes=[
         Mistake(k, f"at k = {k} precision and recall are equal (both divide the same hits by {k}); the "
-                   "question asks where precision is below") for k in equal],
+                   "question asks where precision is below") for k in equal] + [
+        Mistake(9, "that is where the plotted ranking crosses, with 8 relevant documents; this question has "
+                   "5")],
         more="at that k precision is already below recall: try a smaller one",
-        fewer="at that k precision is still above recall: precision divides the hits by k, recall by the 8 "
-              "relevant documents")
+        fewer="at that k precision is still above recall: precision divides the hits by k, recall by the "
+              "number of relevant documents")
 
 
 @solves("01.2")
@@ -72,9 +75,11 @@ def _solve_crossing() -> Solution:
     ranking, relevant = _long()
     k = _first_crossing()
     p, r = precision_at_k(ranking, relevant, k), recall_at_k(ranking, relevant, k)
-    return Solution(k, "With 8 relevant documents, precision = hits / k and recall = hits / 8: "
-                       "precision is the larger while k < 8, they are equal at k = 8, and precision is "
-                       f"below from the next k on: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}.")
+    n = len(relevant)
+    return Solution(k, f"With {n} relevant documents, precision = hits / k and recall = hits / {n}: "
+                       f"precision is the larger while k < {n}, they are equal at k = {n}, and precision is "
+                       f"below from the next k on: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}. "
+                       "Where the relevant documents sit does not matter, only how many there are.")
 
 
 def _best_recall_at_3() -> float:
