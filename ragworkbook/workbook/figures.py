@@ -24,9 +24,11 @@ def _plt() -> Any:
 
 
 def draw_ranking(ranking: Sequence[str], relevance: Mapping[str, float], cutoffs: Sequence[int] = (),
-                 missing: Sequence[str] = (), title: str = "", labels: Sequence[str] | None = None) -> Any:
+                 missing: Sequence[str] = (), title: str = "", labels: Sequence[str] | None = None,
+                 ranks: Sequence[int] | None = None) -> Any:
     """A ranking as a row of boxes, rank 1 on the left, shaded by grade (grey: not relevant); a dashed
-    line after each of the ``cutoffs``; the relevant documents never retrieved (``missing``) to the right."""
+    line after each of the ``cutoffs``; the relevant documents never retrieved (``missing``) to the right.
+    ``ranks``: the rank to print under each box, when the row skips some (1, 2, 3, 16)."""
     plt = _plt()
     n = len(ranking) + len(missing)
     fig, ax = plt.subplots(figsize=(min(1.7 * n + 1, 11), 1.9))
@@ -38,7 +40,8 @@ def draw_ranking(ranking: Sequence[str], relevance: Mapping[str, float], cutoffs
                 ha="center", va="center", fontsize=8)
         ax.text(i + 0.5, 0.15, f"grade {grade}" if grade > 1 or max(relevance.values(), default=0) > 1
                 else ("relevant" if grade else "not relevant"), ha="center", va="center", fontsize=7)
-        ax.text(i + 0.5, -0.18, f"rank {i + 1}", ha="center", va="top", fontsize=8, color="#555")
+        rank = ranks[i] if ranks is not None else i + 1
+        ax.text(i + 0.5, -0.18, f"rank {rank}", ha="center", va="top", fontsize=8, color="#555")
     for j, doc in enumerate(missing):
         x = len(ranking) + 0.4 + j
         ax.add_patch(plt.Rectangle((x + 0.05, 0), 0.9, 1, fill=False, ls=":", ec=_GRADE[2], lw=1.5))
@@ -144,12 +147,13 @@ def draw_ngram_matches(candidate: Sequence[str], reference: Sequence[str], n: in
 
 
 def draw_similarity(matrix: Any, rows: Sequence[str], cols: Sequence[str], title: str = "") -> Any:
-    """A token-similarity matrix as a heatmap, the best match of each row outlined (greedy matching)."""
+    """A token-similarity matrix as a heatmap (``rows`` by ``cols`` tokens), the best match of each row
+    outlined: BERTScore's greedy matching from the rows' side."""
     import numpy as np
 
     plt = _plt()
     m = np.asarray(matrix, dtype=float)
-    fig, ax = plt.subplots(figsize=(0.5 * len(cols) + 2.5, 0.42 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(min(0.34 * len(cols) + 2.5, 13), 0.3 * len(rows) + 1.8))
     im = ax.imshow(m, cmap="viridis", vmin=float(m.min()), vmax=1.0)
     for i, j in enumerate(m.argmax(axis=1)):
         ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ff7f0e", lw=2))
