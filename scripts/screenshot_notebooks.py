@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
                    JUPYTERLAB_WORKSPACES_DIR=f"{tmp}/workspaces")
         lab = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
-             "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
+             "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait(f"http://127.0.0.1:{port}/api/status?token={token}")
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
                 shot = args.out / (Path(name).stem + ".png")
                 url = f"http://127.0.0.1:{port}/lab/tree/{name}?token={token}&reset"
                 subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp}/profile-{shot.stem}",
-                                f"--window-size={args.width},{args.height}", f"--virtual-time-budget={args.wait}",
+                                f"--window-size={args.width},{args.height}",
+                                f"--virtual-time-budget={args.wait}",
                                 f"--screenshot={shot.resolve()}", url],
                                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
                 print(shot)
