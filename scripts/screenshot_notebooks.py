@@ -5,7 +5,7 @@ Chromium.
 
 starts JupyterLab on notebooks/ (a fresh token, a fresh settings and workspace folder, so no saved layout
 or trust carries over), opens each notebook in a fresh Chromium profile with a tall window, and writes
-one PNG a notebook (``--height`` pixels of it; ``--scroll`` takes more, further down the notebook). Needs
+one PNG a notebook (the first ``--height`` pixels of it: a tall window shows more). Needs
 the ``chromium`` package (Debian: ``apt-get install -y chromium``) and JupyterLab (``make setup``).
 """
 
