@@ -84,7 +84,27 @@ def k_slider(ranking: Sequence[Any], relevance: Mapping[Any, float] | Sequence[A
 
     slider.observe(update, names="value")
     update()
-    return widgets.VBox([slider, out])
+    box = widgets.VBox([slider, out])
+    _with_picture(box, lambda: f"<p><b>k = {slider.value}</b> (slider from {slider.min} to {slider.max})</p>"
+                               + out.value)
+    return box
+
+
+_PICTURE_NOTE = ("<p style='color:#777;font-size:90%'>A picture of the widget as it was saved: run the "
+                 "cell to use it.</p>")
+
+
+def _with_picture(box: Any, html_of: Any) -> None:
+    """Give a widget box a static picture of itself: an HTML rendering of its current state beside the
+    widget view in what it displays. JupyterLab shows the widget when it can (a running kernel, or a
+    trusted notebook with its saved state loaded) and the picture otherwise, where it would show the
+    widget's text repr."""
+    def bundle(**kwargs: Any) -> dict[str, Any]:
+        data = type(box)._repr_mimebundle_(box, **kwargs)
+        data["text/html"] = html_of() + _PICTURE_NOTE
+        return data
+
+    box._repr_mimebundle_ = bundle
 
 
 class RankingEditor:
@@ -110,6 +130,11 @@ class RankingEditor:
         buttons = widgets.VBox([self.up, self.down])
         self.widget = widgets.VBox([widgets.HBox([self.select, buttons]), self.out])
         self._refresh(0)
+        _with_picture(self.widget, self._picture)
+
+    def _picture(self) -> str:
+        items = "".join(f"<li>{html.escape(d)} (grade {self.relevance.get(d, 0)})</li>" for d in self.order)
+        return f"<ol>{items}</ol><p>{self.out.value}</p>"
 
     @property
     def scores(self) -> dict[str, float]:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ragworkbook.workbook.exercises import Exercise, Solution
-from ragworkbook.workbook.exercises.audit import audit_notebook, value_patterns
+from ragworkbook.workbook.exercises.audit import (
+    audit_course,
+    audit_notebook,
+    course_patterns,
+    distinctive,
+    value_patterns,
+)
+from ragworkbook.workbook.exercises.checking import Number
 
 EX = Exercise("01.9", "01", "A share", "Predict it.", lambda a: (True, ""),
               reveals=(r"code:precision_at_k\(", r"three quarters"))
@@ -33,12 +42,45 @@ def leaks(*cells):
 
 
 def test_a_notebook_that_asks_before_it_tells_passes():
-    below = code("print(precision_at_k(r, g, 4))", "0.750")  # below the exercise: predict, then run
+    below = code("print(precision_at_k(r, g, 4))", "0.500")  # below, the computation on other numbers
     assert leaks(md("# 01"), code("x = 1", "1"), HEAD, CHECK, below) == []
 
 
+@pytest.mark.parametrize("out", ["0.750", "P@4 = 75%", "three quarters"])
+def test_an_output_below_the_exercise_that_shows_the_answer_is_caught(out):
+    found = leaks(HEAD, CHECK, code("print(precision_at_k(r, g, 4))", out))
+    assert [x.rule.split(" (")[0] for x in found] == ["shown in an output"], [str(x) for x in found]
+
+
+def test_another_notebooks_output_prose_and_widget_state_are_read():
+    other = {"cells": [code("print(p)", "P@4 is three quarters"), md("It is three quarters.")],
+             "metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": {"m1": {
+                 "model_name": "HTMLModel", "state": {"value": "<b>three quarters</b>"}}}}}}}
+    found = audit_course({"01": {"cells": [HEAD, CHECK]}, "02": other}, [EX], {EX.id: SOL})
+    assert sorted((x.notebook, x.cell) for x in found) == [("02", -2), ("02", 0), ("02", 1)], [
+        str(x) for x in found]
+    assert any(str(x).startswith("01.9 (02 cell 0): shown in an output") for x in found)
+
+
+def test_in_another_notebook_a_common_value_says_nothing_a_distinctive_one_does():
+    assert not distinctive(0.75) and not distinctive(0.625) and not distinctive(2.0)
+    assert distinctive(9 / 14) and distinctive(0.0078125) and distinctive(0.98846)
+    other = {"cells": [code("print(x)", "recall 0.750, ROUGE-2 0.6429, NDCG 0.99")]}
+    rouge = Exercise("05.9", "05", "t", "to 4 decimals", lambda a: (True, ""))
+    found = audit_course({"01": {"cells": [HEAD, CHECK]}, "02": other}, [EX, rouge],
+                         {EX.id: SOL, rouge.id: Solution(9 / 14, "nine of fourteen")})
+    assert [(x.exercise, x.notebook) for x in found if x.notebook == "02"] == [("05.9", "02")]
+
+
+def test_the_precision_asked_sets_what_reveals_it_elsewhere():
+    ndcg = Exercise("02.9", "02", "t", "to 3 decimals", lambda a: (True, ""),
+                    expects=lambda: Number(0.98846, 3, "NDCG"))
+    pats = course_patterns(ndcg, 0.98846)
+    assert any(re.search(p, "0.988") for p in pats) and not any(re.search(p, "it is 0.99") for p in pats)
+
+
 @pytest.mark.parametrize("cells,rule", [
-    ((code("print(p)", "P@4 = 0.750"), HEAD, CHECK), "answered above (output"),   # the value printed above
+    ((code("print(p)", "P@4 = 0.750"), HEAD, CHECK), "shown in an output"),     # the value printed above
     ((code("p = 0.75"), HEAD, CHECK), "answered above (source"),                  # ... or typed above
     ((md("The share is 75%."), HEAD, CHECK), "answered above (source"),           # ... or stated in the prose
     ((code("precision_at_k(r, g, 4)"), HEAD, CHECK), "answered above (source"),   # the call that computes it
@@ -70,11 +112,10 @@ def test_the_check_cells_own_example_counts():
 def test_value_patterns():
     assert value_patterns(4) == [] and value_patterns(True) == []
     pats = value_patterns(0.75)
-    import re
     for shown in ("0.75", "0.750", "0.7500", "75%", "75.0 %"):
         assert any(re.search(p, f"it is {shown}.") for p in pats), shown
     lead = r"(?<![\d.])(?<!(?<!\d)[-\u2212])"
-    assert value_patterns(0.0078) == [lead + r"0\.0078(?!\d)", lead + r"0\.78\s?%"]
+    assert value_patterns(0.0078) == [lead + r"0\.0078(?!\d)", lead + r"0\.008(?!\d)", lead + r"0\.78\s?%"]
     # a positive answer is not found in its negative (a difference's bound), but is in a range
     assert not any(re.search(p, "[-0.727, -0.42]") for p in value_patterns(0.7273))
     assert any(re.search(p, "between 0.5-0.727") for p in value_patterns(0.7273))

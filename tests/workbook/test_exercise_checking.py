@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from ragworkbook.workbook.exercises.checking import (
+    Count,
     Mistake,
+    Number,
+    Numbers,
     close,
     close_each,
     count,
@@ -17,6 +20,7 @@ from ragworkbook.workbook.exercises.checking import (
     read_bool,
     read_count,
     read_number,
+    read_written,
     same_items,
     same_text,
     yes_no,
@@ -77,12 +81,70 @@ def test_close_names_the_mistake_and_never_the_distance():
     assert not ok and msg == "P@4 0.9 is too high" and "0.75" not in msg and "off by" not in msg
     ok, msg = close(75, 0.75, what="P@4", share=True)
     assert not ok and "not between 0 and 1" in msg and "percentage" in msg
-    assert close("0.7501", 0.75, what="P@4") == (True, "P@4 is 0.75")
+    assert close("0.750", 0.75, 2, what="P@4") == (True, "P@4 is 0.75")
+
+
+@pytest.mark.parametrize("answer,decimals", [
+    ("0.643", 3), (0.643, 3), ("0.6429", 4), ("64.3%", 3), ("9/14", None), ("9 of 14", None),
+    (0.642857142857, 9), ("it is 0.643", 3), (Fraction(9, 14), None), (np.float64(0.643), 3), ("6.43e-1", 3),
+])
+def test_an_answer_is_read_with_the_precision_it_was_written_in(answer, decimals):
+    written, why = read_written(answer, share=True)
+    assert why == "" and written.decimals == decimals and abs(written.value - 9 / 14) < 6e-4
+
+
+@pytest.mark.parametrize("answer", ["0.643", 0.643, "0.6429", "64.3%", "9/14", 9 / 14, "0.64286",
+                                    "ROUGE-2 recall is 0.643"])
+def test_the_solution_at_the_precision_written_is_right_when_precise_enough(answer):
+    ok, msg = close(answer, 9 / 14, 3, "ROUGE-2 recall", share=True)
+    assert ok, msg
+    assert not close("0.642", 9 / 14, 3, "ROUGE-2 recall")[0]  # 0.642857 rounds to 0.643, not 0.642
+
+
+@pytest.mark.parametrize("answer,given", [("0.64", 2), (0.64, 2), ("64%", 2), ("0.6", 1), ("it is 64%", 2)])
+def test_a_right_answer_with_too_few_decimals_is_asked_for_the_precision(answer, given):
+    hint = "that is the F-measure"
+    ok, msg = close(answer, 9 / 14, 3, "ROUGE-2 recall", share=True, mistakes=[Mistake(0.6, hint)],
+                    low="l", high="h")
+    assert not ok and msg == f"ROUGE-2 recall: give 3 decimals, as the task asks (you gave {given})"
+
+
+def test_a_mistake_hint_fires_only_on_the_mistakes_own_value():
+    hint = "that is NDCG@5 before the swap"
+    m = [Mistake(0.6323, hint)]
+    assert close("0.632", 0.9885, 3, "NDCG", mistakes=m)[1] == f"NDCG 0.632: {hint}"
+    assert close("0.63", 0.9885, 3, "NDCG", mistakes=m)[1] == f"NDCG 0.63: {hint}"  # its value at 2 decimals
+    assert close("0.948", 0.9885, 3, "NDCG", mistakes=m, low="recompute")[1] == (
+        "NDCG 0.948 is too low: recompute")
+    assert close("0.99", 0.9885, 3, "NDCG", mistakes=m)[1].startswith("NDCG: give 3 decimals")
+    assert close(0.9885, 0.98846, 3, "NDCG") == (True, "NDCG is 0.9885")
+
+
+def test_an_exact_answer_needs_no_decimals():
+    assert close(1, 1.0, 3, "AP")[0] and close("3/4", 0.75, 4, "P")[0]
+    assert close("75%", 0.75, 3, "P", share=True)[0]
+    assert close("0.75", 0.75, 4, "P")[0]  # the solution itself has 2 decimals
+    hint = "how many fit in the top 3?"
+    assert close(1, 0.75, 2, "R", mistakes=[Mistake(1.0, hint)])[1] == f"R 1: {hint}"  # "1" means one
+    assert close("2/256", 0.0078125, 4, "p")[0] and close("\u22120.162", -0.1621, 3, "kappa")[0]
+
+
+def test_numbers_and_counts_declared():
+    n = Number(0.75, 2, "P@4", share=True, mistakes=[Mistake(0.5, "grade 2 or more?")])
+    assert n.check("3/4")[0] and n.check(0.5) == (False, "P@4 0.5: grade 2 or more?")
+    pair = Numbers((Number(0.75, 2, "R-precision"), Number(0.8875, 3, "AP")))
+    assert pair.value == (0.75, 0.8875) and pair.check((0.75, "0.888"))[0] and pair.check((0.75, "0.887"))[0]
+    assert pair.check((0.75, 0.89)) == (False, "R-precision is right; AP: give 3 decimals, as the task asks "
+                                               "(you gave 2)")
+    assert pair.check(0.75)[1] == "give two numbers: (R-precision, AP)"
+    c = Count(4, "k", mistakes=[Mistake(3, "relevant documents")], more="smaller")
+    assert c.check("four")[0] and c.check(3) == (False, "k 3: relevant documents")
+    assert c.check(5) == (False, "k 5 is too many: smaller")
 
 
 def test_close_each_reads_every_number():
     ok, msg = close_each(("0.75", 0.7), (0.75, 0.7917), ("R-precision", "AP"))
-    assert not ok and msg == "R-precision is 0.75; AP 0.7 is too low"
+    assert not ok and msg == "R-precision is right; AP 0.7 is too low"
     assert close_each(0.75, (0.75, 0.7917), ("R-precision", "AP")) == (
         False, "give two numbers: (R-precision, AP)")
 

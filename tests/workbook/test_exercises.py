@@ -40,7 +40,7 @@ def test_unanswered_and_wrong_answers():
     assert unanswered.ok is None
     assert repr(unanswered) == ('01.1: not answered yet: replace None with your answer; solution("01.1") '
                                 "prints a worked solution")
-    wrong = check("01.1", 0.7)
+    wrong = check("01.1", 0.25)
     assert wrong.ok is False and "too low" in wrong.message and isinstance(wrong, CheckResult)
     assert not wrong
     assert check("01.1", [0.75]).message.startswith("Precision@4 should be a number")

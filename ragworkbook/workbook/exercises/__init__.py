@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import pkgutil
 import textwrap
 from collections.abc import Callable, Sequence
@@ -52,7 +53,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragworkbook.workbook.exercises.checking import (
+    Count,
+    Expected,
     Mistake,
+    Number,
+    Numbers,
     close,
     close_each,
     count,
@@ -70,6 +75,9 @@ __all__ = [
     "Solution",
     "CheckResult",
     "Mistake",
+    "Number",
+    "Numbers",
+    "Count",
     "exercise",
     "solves",
     "check",
@@ -142,6 +150,11 @@ class Exercise:
     count too (:func:`ragworkbook.workbook.exercises.audit.value_patterns`); turn it off, with explicit
     ``reveals``, when the value is a common sight that says nothing about this exercise, or give a
     function that picks the part of the value that reveals it (``lambda v: v[1]``).
+
+    ``expects``: for an answer that is a number, a tuple of numbers or a count, the function that gives
+    its declaration (:class:`~.checking.Number`, :class:`~.checking.Numbers`, :class:`~.checking.Count`:
+    the value, the decimals the task asks for, the named mistakes); the checker is built from it, and the
+    tests try the solution rounded to the asked precision, a less precise one and every mistake on it.
     """
 
     id: str
@@ -152,6 +165,7 @@ class Exercise:
     solver: Callable[[], Solution] | None = field(default=None, repr=False)
     reveals: tuple[str, ...] = ()
     reveals_value: bool | Callable[[Any], Any] = True
+    expects: Callable[[], Expected] | None = field(default=None, repr=False)
 
 
 _EXERCISES: dict[str, Exercise] = {}
@@ -164,7 +178,10 @@ def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] 
              reveals_value: bool | Callable[[Any], Any] = True) -> Callable[[Checker], Checker]:
     """Register the decorated function as the checker of ``exercise_id`` ("NN.k", NN the notebook).
 
-    ``reveals`` and ``reveals_value`` say what would give the answer away (see :class:`Exercise`).
+    The function is either a checker (one argument, the answer, returning ``(ok, message)``) or, taking
+    no argument, the declaration of a numeric answer (it returns a :class:`~.checking.Number`,
+    :class:`~.checking.Numbers` or :class:`~.checking.Count`, whose ``check`` is the checker). ``reveals``
+    and ``reveals_value`` say what would give the answer away (see :class:`Exercise`).
     """
     notebook, _, number = exercise_id.partition(".")
     if not (len(notebook) == 2 and notebook.isdigit() and number.isdigit()):
@@ -172,11 +189,20 @@ def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] 
     if isinstance(reveals, str):
         raise TypeError(f"reveals of {exercise_id} is a list of regexes, got the string {reveals!r}")
 
-    def register(fn: Callable[[Any], tuple[bool, str]]) -> Callable[[Any], tuple[bool, str]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if exercise_id in _EXERCISES:
             raise ValueError(f"exercise {exercise_id} is declared twice")
-        _EXERCISES[exercise_id] = Exercise(exercise_id, notebook, title, task, fn,
-                                           reveals=tuple(reveals), reveals_value=reveals_value)
+        expects: Callable[[], Expected] | None = None
+        checker = fn
+        if not inspect.signature(fn).parameters:
+            expects = fn
+
+            def checker(answer: Any) -> tuple[bool, str]:
+                return fn().check(answer)
+
+        _EXERCISES[exercise_id] = Exercise(exercise_id, notebook, title, task, checker,
+                                           reveals=tuple(reveals), reveals_value=reveals_value,
+                                           expects=expects)
         return fn
 
     return register

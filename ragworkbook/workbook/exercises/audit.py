@@ -1,20 +1,26 @@
-"""Does a committed notebook give its exercises away? The rules the notebook test applies.
+"""Does the committed course give its exercises away? The rules the notebook tests apply.
 
-For every exercise of a notebook (declared in ``nbNN.py``):
+For every exercise (declared in ``nbNN.py``), in its own notebook:
 
 - **layout**: one markdown cell ``## Exercise NN.k — title`` that says ``solution("NN.k")`` prints a
   worked solution, then a code cell calling ``check("NN.k", ...)`` on ``None``, whose committed output is
   the single line ``NN.k: not answered yet: ...``;
 - **no solution in the notebook**: no code cell calls ``solution("NN.k")``, and no committed output
   shows the verdict ``NN.k: right`` or the solution's explanation;
-- **asks before it tells**: no cell above the check cell (markdown, code or output), nor the check cell's
-  own source, matches what would reveal the answer: the exercise's ``reveals`` regexes (those prefixed
-  ``code:`` only in the source of code cells) and, unless ``reveals_value`` is off, the renderings of the
-  solution value (:func:`value_patterns`). An exercise
+- **asks before it tells**: no cell source above the check cell (markdown or code), nor the check cell's
+  own source, nor a markdown cell below it, matches what would reveal the answer: the exercise's
+  ``reveals`` regexes (those prefixed ``code:`` only in the source of code cells) and, unless
+  ``reveals_value`` is off, the renderings of the solution value (:func:`value_patterns`). An exercise
   whose value has no rendering to look for (a count, True/False) must declare ``reveals``.
 
-Cells *below* an exercise may print its answer: that is the "predict, then run the next cell" order the
-exercises are written for. Saved widget state (not a cell output) is not read.
+And in the whole course, both directions: **no committed output shows an answer**: no output of any cell
+(above the exercise, below it, in another notebook), no saved widget state and no prose of another
+notebook matches an exercise's
+reveal patterns: its ``reveals`` not prefixed ``code:`` everywhere; in its own notebook every rendering of
+its value; in another notebook the renderings of a :func:`distinctive` value (not a simple fraction such
+as 0.5 or 0.75, which every notebook prints for other reasons) at the precisions an answer is accepted in.
+A lesson that must show the computation does it on other numbers, or leaves the result out of its
+output.
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ragworkbook.workbook.exercises import Exercise, Solution
 
-__all__ = ["Leak", "value_patterns", "reveal_patterns", "cell_text", "audit_notebook"]
+__all__ = ["Leak", "value_patterns", "reveal_patterns", "course_patterns", "distinctive", "cell_text",
+           "audit_notebook", "audit_outputs", "audit_course"]
 
 _HEADING = re.compile(r"^##\s+Exercise\s+(\d\d\.\d+)\s+—\s+\S", re.MULTILINE)
 
@@ -41,10 +49,12 @@ class Leak:
     cell: int
     rule: str
     found: str
+    notebook: str = ""
 
     def __str__(self) -> str:
-        where = f"cell {self.cell}" if self.cell >= 0 else "notebook"
-        return f"{self.exercise} ({where}): {self.rule}: {self.found}"
+        where = f"cell {self.cell}" if self.cell >= 0 else "widget state" if self.cell == -2 else "notebook"
+        return f"{self.exercise} ({self.notebook + ' ' if self.notebook else ''}{where}): {self.rule}: " \
+               f"{self.found}"
 
 
 def _significant(text: str) -> int:
@@ -52,36 +62,84 @@ def _significant(text: str) -> int:
     return len(digits)
 
 
-def value_patterns(value: Any) -> list[str]:
+def value_patterns(value: Any, min_decimals: int = 0) -> list[str]:
     """Regexes for the renderings of a solution value that would reveal it.
 
     A non-integral float: its 2-4 decimal renderings (1-4 from 10 up: 28.4 as "28.4") that keep two
     significant digits or more (0.75 as "0.75", "0.750", "0.7500"; a positive value not where a minus
-    sign precedes it) and, for a share in (0, 1), its percentages ("75%", "75.0 %"); an integral float:
-    "1.00", "1.000", "1.0000"; a string: itself as a word (any case); a list or tuple: its items'
-    patterns. An int or a bool has none: too common a sight to look for (declare ``reveals``).
+    sign precedes it), its 3-4 decimal renderings with one ("0.0078" as "0.008") and, for a share in
+    (0, 1), its percentages ("75%", "75.0 %"); an integral float: "1.00", "1.000", "1.0000"; a string:
+    itself as a word (any case); a list or tuple: its items' patterns. An int or a bool has none: too
+    common a sight to look for (declare ``reveals``). ``min_decimals``: only the renderings with at least
+    that many decimals (a percentage counts two more), up to ``min_decimals`` itself when it is above 4.
     """
     if isinstance(value, bool) or isinstance(value, int):
         return []
     if isinstance(value, float):
         if math.isnan(value):
             return []
-        places = (1, 2, 3, 4) if abs(value) >= 10 else (2, 3, 4)
-        shown = {f"{value:.{d}f}" for d in (2, 3, 4)} if value.is_integer() else {
-            f"{value:.{d}f}" for d in places if _significant(f"{value:.{d}f}") >= 2}
+        top = max(4, min_decimals)
+        places = [d for d in range(1 if abs(value) >= 10 else 2, top + 1) if d >= min_decimals]
+        shown = {f"{value:.{d}f}" for d in places if d >= 2} if value.is_integer() else {
+            f"{value:.{d}f}" for d in places
+            if _significant(f"{value:.{d}f}") >= 2 or (d >= 3 and _significant(f"{value:.{d}f}") == 1)}
         # a positive answer is not revealed by its negative (a difference's bound -0.727 is not 0.727);
         # a hyphen after a digit is a range ("0.5-0.727") and still counts
         lead = r"(?<![\d.])" if value < 0 else r"(?<![\d.])(?<!(?<!\d)[-\u2212])"
         pats = [lead + re.escape(s) + r"(?!\d)" for s in sorted(shown)]
         if 0 < value < 1:
-            pct = {f"{100 * value:.{d}f}" for d in (0, 1, 2) if _significant(f"{100 * value:.{d}f}") >= 2}
+            pct = {f"{100 * value:.{d}f}" for d in (0, 1, 2)
+                   if d + 2 >= min_decimals and _significant(f"{100 * value:.{d}f}") >= 2}
             pats += [lead + re.escape(p) + r"\s?%" for p in sorted(pct)]
         return pats
     if isinstance(value, str):
         return [r"(?<!\w)" + re.escape(value.strip()) + r"(?!\w)"] if value.strip() else []
     if isinstance(value, (list, tuple)):
-        return [p for item in value for p in value_patterns(item)]
+        return [p for item in value for p in value_patterns(item, min_decimals)]
     return []
+
+
+#: a value equal to a fraction with a denominator up to this (0.5, 0.75, 0.625) is too common a sight to
+#: say anything about one exercise outside its own notebook
+COMMON_DENOMINATOR = 10
+
+
+def distinctive(value: float) -> bool:
+    """Whether a solution value says something outside its own notebook: not whole, and not a simple
+    fraction (a denominator up to :data:`COMMON_DENOMINATOR`)."""
+    if value.is_integer():
+        return False
+    f = Fraction(value).limit_denominator(COMMON_DENOMINATOR)
+    return abs(float(f) - value) > 1e-9
+
+
+def course_patterns(ex: Exercise, value: Any) -> list[str]:
+    """What would reveal ``ex``'s answer in another notebook's output: its ``reveals`` (not ``code:``) and
+    the renderings of its :func:`distinctive` values at the precisions an answer is accepted in (at least
+    the decimals its task asks for, when it declares them)."""
+    pats = [p for p in ex.reveals if not p.startswith("code:")]
+    if not ex.reveals_value:
+        return pats
+    picked = ex.reveals_value(value) if callable(ex.reveals_value) else value
+    items = list(picked) if isinstance(picked, (list, tuple)) else [picked]
+    asked = _asked_decimals(ex, len(items))
+    for item, decimals in zip(items, asked, strict=True):
+        if isinstance(item, float) and distinctive(item):
+            pats += value_patterns(item, decimals)
+        elif isinstance(item, str):
+            pats += value_patterns(item)
+    return pats
+
+
+def _asked_decimals(ex: Exercise, n: int) -> list[int]:
+    """The decimals each of ``n`` value parts is asked to (0 where the exercise declares none)."""
+    expected = ex.expects() if ex.expects is not None else None
+    parts = getattr(expected, "parts", None) or ([expected] if expected is not None else [])
+    decimals = [getattr(p, "decimals", 0) for p in parts]
+    if callable(ex.reveals_value) and len(decimals) != n:  # a picked part: its own declaration
+        picked = ex.reveals_value(tuple(range(len(decimals))))
+        decimals = [decimals[i] for i in (picked if isinstance(picked, (list, tuple)) else [picked])]
+    return decimals if len(decimals) == n else [0] * n
 
 
 def reveal_patterns(ex: Exercise, value: Any) -> list[str]:
@@ -124,10 +182,66 @@ def _solution_call(exercise_id: str) -> re.Pattern[str]:
     return re.compile(r"\bsolution\(\s*['\"]" + re.escape(exercise_id) + r"['\"]")
 
 
+def _widget_text(nb: Mapping[str, Any]) -> str:
+    """Every string of a notebook's saved widget state (what JupyterLab renders before anything runs)."""
+    state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    found: list[str] = []
+    skip = {"_model_module", "_view_module", "_model_name", "_view_name", "_model_module_version",
+            "_view_module_version", "layout", "style"}
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            found.append(x)
+        elif isinstance(x, Mapping):
+            for k, v in x.items():
+                if k not in skip:
+                    walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(state.get("state", {}))
+    return "\n".join(found)
+
+
+def audit_outputs(nb: Mapping[str, Any], exercises: Sequence[Exercise], solutions: Mapping[str, Solution],
+                  name: str = "", *, own: bool = False) -> list[Leak]:
+    """The outputs of notebook ``nb`` (named ``name`` in the leaks) that show the answer of one of
+    ``exercises``: every committed output but an exercise's own check cell, and the saved widget state;
+    in another notebook, its prose too. In the exercises' ``own`` notebook every rendering of the value
+    counts (:func:`reveal_patterns`; its prose is read by the layout rules), in another one those of
+    :func:`course_patterns`."""
+    cells = nb["cells"]
+    texts = [cell_text(c) for c in cells]
+    widgets = _widget_text(nb)
+    leaks: list[Leak] = []
+    for ex in exercises:
+        own_check = _check_call(ex.id)
+        value = solutions[ex.id].value
+        patterns = reveal_patterns(ex, value) if own else course_patterns(ex, value)
+        for rx in [re.compile(p, re.IGNORECASE) for p in patterns if not p.startswith("code:")]:
+            for i, (source, output) in enumerate(texts):
+                if cells[i]["cell_type"] == "markdown":
+                    if not own and (m := rx.search(source)):  # own notebook's prose: _audit_one
+                        leaks.append(Leak(ex.id, i, f"shown in prose ({rx.pattern!r})", _excerpt(source, m),
+                                          name))
+                    continue
+                if own_check.search(source):
+                    continue
+                if m := rx.search(output):
+                    leaks.append(Leak(ex.id, i, f"shown in an output ({rx.pattern!r})", _excerpt(output, m),
+                                      name))
+            if m := rx.search(widgets):
+                leaks.append(Leak(ex.id, -2, f"shown in the saved widget state ({rx.pattern!r})",
+                                  _excerpt(widgets, m), name))
+    return leaks
+
+
 def audit_notebook(nb: Mapping[str, Any], exercises: Sequence[Exercise],
-                   solutions: Mapping[str, Solution]) -> list[Leak]:
+                   solutions: Mapping[str, Solution], name: str = "") -> list[Leak]:
     """Every rule of the module docstring that notebook ``nb`` (its JSON) breaks for ``exercises``
-    (those of the notebook), given their ``solutions``. Empty when the notebook asks before it tells."""
+    (those of the notebook), given their ``solutions``: the layout, nothing above that tells, no output
+    anywhere in it that shows an answer. Empty when the notebook asks before it tells."""
     cells = nb["cells"]
     texts = [cell_text(c) for c in cells]
     leaks: list[Leak] = []
@@ -136,9 +250,24 @@ def audit_notebook(nb: Mapping[str, Any], exercises: Sequence[Exercise],
         if c["cell_type"] == "markdown":
             for m in _HEADING.finditer(texts[i][0]):
                 if m.group(1) not in declared:
-                    leaks.append(Leak(m.group(1), i, "layout", "an exercise heading, no exercise declared"))
+                    leaks.append(Leak(m.group(1), i, "layout", "an exercise heading, no exercise declared",
+                                      name))
     for ex in exercises:
-        leaks += _audit_one(ex, solutions[ex.id], cells, texts)
+        leaks += [Leak(x.exercise, x.cell, x.rule, x.found, name)
+                  for x in _audit_one(ex, solutions[ex.id], cells, texts)]
+    return leaks + audit_outputs(nb, exercises, solutions, name, own=True)
+
+
+def audit_course(notebooks: Mapping[str, Mapping[str, Any]], exercises: Sequence[Exercise],
+                 solutions: Mapping[str, Solution]) -> list[Leak]:
+    """Every rule broken in the course: ``notebooks`` maps a notebook's name ("02", "A1") to its JSON;
+    each is audited for its own exercises (:func:`audit_notebook`) and its outputs for every other
+    notebook's (:func:`audit_outputs`)."""
+    leaks: list[Leak] = []
+    for name, nb in notebooks.items():
+        own = [e for e in exercises if e.notebook == name]
+        others = [e for e in exercises if e.notebook != name]
+        leaks += audit_notebook(nb, own, solutions, name) + audit_outputs(nb, others, solutions, name)
     return leaks
 
 
@@ -176,13 +305,14 @@ def _audit_one(ex: Exercise, sol: Solution, cells: Sequence[Mapping[str, Any]],
         if len(explanation) >= 30 and explanation in " ".join(output.split()):
             yield Leak(ex.id, i, "solution shown", f"the solution's explanation in an output: "
                                                    f"{explanation!r}")
-    for pattern in reveal_patterns(ex, sol.value):
+    for pattern in reveal_patterns(ex, sol.value):  # outputs: audit_outputs, above and below
         code_only = pattern.startswith("code:")
         rx = re.compile(pattern.removeprefix("code:"), re.IGNORECASE)
-        for i in range(at + 1):
-            for part, text in zip(("source", "output"), texts[i], strict=True):
-                if (i == at and part == "output") or (code_only and (part == "output"
-                                                                     or cells[i]["cell_type"] != "code")):
-                    continue
-                if m := rx.search(text):
-                    yield Leak(ex.id, i, f"answered above ({part} matches {pattern!r})", _excerpt(text, m))
+        for i in range(len(cells)):
+            below = i > at
+            if (code_only and cells[i]["cell_type"] != "code") or (below and (
+                    code_only or cells[i]["cell_type"] != "markdown")):
+                continue
+            if m := rx.search(texts[i][0]):
+                where = "told in prose below" if below else "answered above"
+                yield Leak(ex.id, i, f"{where} (source matches {pattern!r})", _excerpt(texts[i][0], m))

@@ -7,7 +7,7 @@ from typing import Any
 from ragworkbook.llm import ReplayMissError, get_generator
 from ragworkbook.metrics.retrieval import recall_at_k
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, count, exercise, same_text, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Solution, exercise, same_text, solves
 
 _RANKING = ["doc_3", "doc_7", "doc_1", "doc_5", "doc_2"]
 _RELEVANT = {"doc_1", "doc_5", "doc_9"}
@@ -25,10 +25,10 @@ def _first_k_at_ceiling() -> int:
 @exercise("00.1", "Where recall stops growing",
           "Predict the smallest k at which Recall@k of the first-taste ranking reaches its highest value.",
           reveals=[r"recall@4", r"ranks? 3 and 4", r"code:recall_at_k\([^)]*,\s*4\)",
-                   r"code:range\(1,\s*6\)"])
-def _check_ceiling(answer: Any) -> tuple[bool, str]:
+                   r"code:range\(1,\s*6\)", r"doc_3, doc_7, doc_1, doc_5\b"])
+def _ceiling() -> Count:
     last = len(_RANKING)
-    return count(answer, _first_k_at_ceiling(), "k", mistakes=[
+    return Count(_first_k_at_ceiling(), "k", mistakes=[
         Mistake(last, "Recall@5 equals the ceiling, but does a smaller k reach it already? Where is "
                       "the last relevant document that was retrieved?"),
         Mistake(len(_RELEVANT), "that is the number of relevant documents; recall counts the ones in "

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from itertools import permutations
-from typing import Any
 
 from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
-from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, solves
-
-
-def _carbon() -> tuple[list[str], dict[str, int]]:
-    """The carbon-pricing ranking (chunk ids in rank order) and the grade of every chunk."""
-    data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
-    return [c["id"] for c in data["chunks"]], {c["id"]: c["grade"] for c in data["chunks"]}
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
+from ragworkbook.workbook.exercises.examples import carbon as _carbon
 
 
 def _relevant(min_grade: int = 1) -> set[str]:
@@ -22,18 +14,19 @@ def _relevant(min_grade: int = 1) -> set[str]:
 
 
 @exercise("01.1", "Precision at 4",
-          "Predict Precision@4 of the carbon-pricing ranking, then compute it with the package.",
+          "Predict Precision@4 of the carbon-pricing ranking to 2 decimals, then compute it with the "
+          "package.",
           reveals=[r"code:precision_at_k\([^)]*,\s*4\)", r"P@4\s*="])
-def _check_p4(answer: Any) -> tuple[bool, str]:
+def _p4() -> Number:
     ranking, _ = _carbon()
-    return close(answer, precision_at_k(ranking, _relevant(), 4), what="Precision@4", share=True, mistakes=[
+    recount = "count the chunks with a grade above 0 among the first four again"
+    return Number(precision_at_k(ranking, _relevant(), 4), 2, "Precision@4", share=True, mistakes=[
         Mistake(precision_at_k(ranking, _relevant(2), 4),
                 "a chunk is relevant when its grade is above 0, not only when it is 2 or more"),
         Mistake(precision_at_k(ranking, set(ranking), 4), "the chunk at rank 1 has grade 0: is it relevant?"),
         Mistake(sum(d in _relevant() for d in ranking[:4]) / len(ranking),
                 "Precision@4 divides the hits by k = 4, not by the five chunks retrieved")],
-        low="count the chunks with a grade above 0 among the first four again",
-        high="count the chunks with a grade above 0 among the first four again")
+        low=recount, high=recount)
 
 
 @solves("01.1")
@@ -47,9 +40,10 @@ def _solve_p4() -> Solution:
 
 
 def _long() -> tuple[list[str], set[str]]:
-    """The 20-document ranking of notebook 01 and its eight relevant documents (two never retrieved)."""
+    """The 20-document ranking of notebook 01, with the five relevant documents of the exercise (the
+    plotted question has eight, two never retrieved)."""
     ranking = [f"d{i:02d}" for i in range(1, 21)]
-    return ranking, {"d01", "d03", "d04", "d08", "d12", "d17", "x1", "x2"}
+    return ranking, {"d01", "d03", "d04", "d08", "d12"}
 
 
 def _first_crossing() -> int:
@@ -59,19 +53,21 @@ def _first_crossing() -> int:
 
 
 @exercise("01.2", "Where precision falls below recall",
-          "On the 20-document ranking, predict the smallest k at which Precision@k is below Recall@k.",
-          reveals=[r"code:precision_at_k\(long_ranking", r"code:recall_at_k\(long_ranking",
-                   r"code:k_slider\("])
-def _check_crossing(answer: Any) -> tuple[bool, str]:
+          "On the 20-document ranking, with only d01, d03, d04, d08 and d12 relevant, predict the smallest k "
+          "at which Precision@k is below Recall@k.",
+          reveals=[r"code:\{\s*['\"]d01['\"],\s*['\"]d03['\"],\s*['\"]d04['\"],\s*['\"]d08['\"],\s*['\"]d12['\"]\s*\}"])
+def _crossing() -> Count:
     ranking, relevant = _long()
     equal = [k for k in range(1, 21)
              if precision_at_k(ranking, relevant, k) == recall_at_k(ranking, relevant, k)]
-    return count(answer, _first_crossing(), "k", mistakes=[
+    return Count(_first_crossing(), "k", mistakes=[
         Mistake(k, f"at k = {k} precision and recall are equal (both divide the same hits by {k}); the "
-                   "question asks where precision is below") for k in equal],
+                   "question asks where precision is below") for k in equal] + [
+        Mistake(9, "that is where the plotted ranking crosses, with 8 relevant documents; this question has "
+                   "5")],
         more="at that k precision is already below recall: try a smaller one",
-        fewer="at that k precision is still above recall: precision divides the hits by k, recall by the 8 "
-              "relevant documents")
+        fewer="at that k precision is still above recall: precision divides the hits by k, recall by the "
+              "number of relevant documents")
 
 
 @solves("01.2")
@@ -79,9 +75,11 @@ def _solve_crossing() -> Solution:
     ranking, relevant = _long()
     k = _first_crossing()
     p, r = precision_at_k(ranking, relevant, k), recall_at_k(ranking, relevant, k)
-    return Solution(k, "With 8 relevant documents, precision = hits / k and recall = hits / 8: "
-                       "precision is the larger while k < 8, they are equal at k = 8, and precision is "
-                       f"below from the next k on: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}.")
+    n = len(relevant)
+    return Solution(k, f"With {n} relevant documents, precision = hits / k and recall = hits / {n}: "
+                       f"precision is the larger while k < {n}, they are equal at k = {n}, and precision is "
+                       f"below from the next k on: at k = {k}, P@{k} = {p:.3f} and Recall@{k} = {r:.3f}. "
+                       "Where the relevant documents sit does not matter, only how many there are.")
 
 
 def _best_recall_at_3() -> float:
@@ -93,15 +91,16 @@ def _best_recall_at_3() -> float:
 # this exercise's answer, so only what computes the best order reveals it
 @exercise("01.3", "The best Recall@3 any order can reach",
           "Reorder the five carbon-pricing chunks any way you like: predict the highest Recall@3 an order "
-          "can reach, then find it by trying all 120 orders.",
+          "can reach (to 2 decimals), then find it by trying all 120 orders.",
           reveals=[r"code:permutations\("], reveals_value=False)
-def _check_best(answer: Any) -> tuple[bool, str]:
+def _best() -> Number:
     ranking, _ = _carbon()
-    return close(answer, _best_recall_at_3(), what="the best Recall@3", share=True, mistakes=[
+    return Number(_best_recall_at_3(), 2, "the best Recall@3", share=True, mistakes=[
         Mistake(1.0, "how many chunks are relevant (grade above 0), and how many fit in the top 3?"),
         Mistake(3 / len(ranking),
                 "recall divides by the number of relevant chunks, not by the five retrieved")],
-        low="put the relevant chunks first: how many of them fit in the top 3?")
+        low="put the relevant chunks first: how many of them fit in the top 3?",
+        high="put the relevant chunks first: how many of them fit in the top 3?")
 
 
 @solves("01.3")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from itertools import permutations
 from typing import Any
@@ -15,15 +14,9 @@ from ragworkbook.metrics.retrieval import (
     recall_at_k,
     reciprocal_rank,
 )
-from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, close_each, exercise, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Numbers, Solution, exercise, solves
+from ragworkbook.workbook.exercises.examples import carbon as _carbon
 from ragworkbook.workbook.widgets import ndcg_breakdown
-
-
-def _carbon() -> tuple[list[str], dict[str, int]]:
-    """The carbon-pricing ranking (chunk ids in rank order) and the grade of every chunk."""
-    data = json.loads(data_path("carbon_pricing.json").read_text(encoding="utf-8"))
-    return [c["id"] for c in data["chunks"]], {c["id"]: c["grade"] for c in data["chunks"]}
 
 
 def _best_first() -> list[str]:
@@ -41,17 +34,19 @@ def _cg3() -> tuple[float, float]:
 
 @exercise("02.4", "Cumulative gain, before the discount",
           "With exponential gain, predict CG@3 of the carbon-pricing ranking and CG@3 after the grade-3 "
-          "chunk moves to rank 1 (the others keep their order). Answer with the pair (before, after).",
-          reveals=[r"code:cumulative_gain\(", r"code:cg_from_grades\(", r"CG@3\s*="])
-def _check_cg(answer: Any) -> tuple[bool, str]:
+          "chunk moves to rank 1 (the others keep their order). Answer with the pair (before, after) of "
+          "whole numbers.",
+          reveals=[r"code:cumulative_gain\(", r"code:cg_from_grades\(", r"(?<![A-Za-z])CG@3\s*="])
+def _cg() -> Numbers:
     ranking, grades = _carbon()
     linear = Mistake(cumulative_gain(ranking, grades, 3),
                      "that is linear gain (the grades themselves); the task asks for 2^grade - 1")
     dcg = [Mistake(dcg_at_k(r, grades, 3, gain="exponential"),
                    "that is DCG@3: cumulative gain adds the gains without dividing by log2(rank + 1)")
            for r in (ranking, _best_first())]
-    return close_each(answer, _cg3(), ("CG@3 before", "CG@3 after"), mistakes=[
-        [linear, dcg[0]], [linear, dcg[1]]])
+    before, after = _cg3()
+    return Numbers((Number(before, 0, "CG@3 before", mistakes=(linear, dcg[0])),
+                    Number(after, 0, "CG@3 after", mistakes=(linear, dcg[1]))))
 
 
 @solves("02.4")
@@ -80,18 +75,18 @@ def _ndcg_swapped(gain: str = "exponential") -> float:
 
 @exercise("02.1", "NDCG after a swap",
           "Swap the chunks at ranks 1 and 3 of the carbon-pricing ranking (the grade-3 chunk moves to the "
-          "top, the EU chunk to rank 3). Predict NDCG@5 with exponential gain, then make the move in the "
-          "widget and compare.",
+          "top, the EU chunk to rank 3). Predict NDCG@5 with exponential gain to 3 decimals, then make the "
+          "move in the widget and compare.",
           reveals=[r"code:_swapped|swap\(0,\s*2\)"])
-def _check_swap(answer: Any) -> tuple[bool, str]:
+def _swap() -> Number:
     ranking, grades = _carbon()
-    return close(answer, _ndcg_swapped(), what="NDCG@5 after the swap", share=True, mistakes=[
+    recompute = "work out each rank's gain / log2(rank + 1) again, and divide their sum by IDCG@5"
+    return Number(_ndcg_swapped(), 3, "NDCG@5 after the swap", share=True, mistakes=[
         Mistake(_ndcg_swapped("linear"), "that is linear gain; the task asks for exponential (2^grade - 1)"),
         Mistake(dcg_at_k(_swapped(), grades, 5, gain="exponential"),
                 "that is DCG@5: divide by the ideal DCG@5 to normalise"),
         Mistake(ndcg_at_k(ranking, grades, 5, gain="exponential"), "that is NDCG@5 before the swap")],
-        low="which term of DCG@5 grows when the grade-3 chunk reaches rank 1?",
-        high="the order is still not ideal: is the grade-2 chunk at rank 2?")
+        low=recompute, high=recompute)
 
 
 @solves("02.1")
@@ -177,17 +172,20 @@ def _rprec_and_ap() -> tuple[float, float]:
 # the point of the exercise, so only AP's value reveals it
 @exercise("02.3", "R-precision and AP after a move",
           "Move the EU chunk of the carbon-pricing ranking from rank 1 to rank 3 (the two Canadian "
-          "federal chunks move up). Predict R-precision and AP of the new order; which of the two "
-          "changes? Answer with the pair (r_precision, ap).",
+          "federal chunks move up). Predict R-precision to 2 decimals and AP to 4 decimals; which "
+          "of the two changes? Answer with the pair (r_precision, ap).",
           reveals=[r"code:_eu_third|insert\(2,"], reveals_value=lambda v: v[1])
-def _check_rprec_ap(answer: Any) -> tuple[bool, str]:
+def _rprec_ap() -> Numbers:
     ranking, grades = _carbon()
     before = score_ranking(ranking, grades, ["r_precision", "map"])
-    return close_each(answer, _rprec_and_ap(), ("R-precision", "AP"), share=True, mistakes=[
-        [Mistake(1.0, "R = 4 relevant chunks: how many of them are in the top 4 after the move?")],
-        [Mistake(before["map"], "that is AP before the move: the relevant chunks now sit at ranks 1, 2, 4, "
-                                "5"),
-         Mistake(1.0, "AP is 1 only when every relevant chunk comes before every irrelevant one")]])
+    r_prec, ap = _rprec_and_ap()
+    return Numbers((
+        Number(r_prec, 2, "R-precision", share=True, mistakes=[
+            Mistake(1.0, "R = 4 relevant chunks: how many of them are in the top 4 after the move?")]),
+        Number(ap, 4, "AP", share=True, mistakes=[
+            Mistake(before["map"], "that is AP before the move: the relevant chunks now sit at ranks 1, 2, "
+                                   "4, 5"),
+            Mistake(1.0, "AP is 1 only when every relevant chunk comes before every irrelevant one")])))
 
 
 @solves("02.3")

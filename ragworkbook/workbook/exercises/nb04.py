@@ -11,7 +11,7 @@ from ragworkbook.corpus.pages import load_corpus
 from ragworkbook.retrieval.bm25 import BM25Retriever
 from ragworkbook.retrieval.filters import FilteredRetriever, page_filter
 from ragworkbook.stats.resampling import paired_test
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, read_count, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, read_count, solves
 
 _TARGET = "p05-c02"  # the chunk that states h = 8
 _DENSE_RANK = 16  # as the exercise's task states it; checked against the retriever by the tests
@@ -130,17 +130,17 @@ def _min_p(n: int = 8) -> float:
 
 @exercise("04.3", "The smallest p-value 8 questions can give",
           "The exact randomisation test flips the signs of the 8 per-question differences in all 2^8 = 256 "
-          "ways. Predict the smallest two-sided p-value it can ever report on 8 questions, then compute it "
-          "with paired_test on a system that wins every question.",
-          reveals=[r"code:paired_test\(\[1\.0\]"])
-def _check_min_p(answer: Any) -> tuple[bool, str]:
-    return close(answer, _min_p(), 1e-4, what="the smallest p-value", share=True, mistakes=[
+          "ways. Predict the smallest two-sided p-value it can ever report on 8 questions, to 3 decimals "
+          "(or as a fraction), then compute it with paired_test on a system that wins every question.",
+          reveals=[r"code:paired_test\(\[1\.0\]", r"2\s*/\s*256", r"1\s*/\s*128"])
+def _min_p_answer() -> Number:
+    extreme = "how many of the 256 sign patterns are at least as extreme as 'better on every question'?"
+    return Number(_min_p(), 3, "the smallest p-value", share=True, mistakes=[
         Mistake(_min_p() / 2, "that is one-sided: the mirror-image pattern (worse on every question) is as "
                               "extreme, and a two-sided test counts it too"),
         Mistake(0.05, "0.05 is the usual threshold, not the smallest p-value the test can give"),
         Mistake(0.0, "the observed sign pattern is one of the 256 and always counts, so p cannot be 0")],
-        low="how many of the 256 patterns are at least as extreme as 'better on every question'?",
-        high="only a few of the 256 patterns are as extreme as 'better on every question': which ones?")
+        low=extreme, high=extreme)
 
 
 @solves("04.3")

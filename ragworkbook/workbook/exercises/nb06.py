@@ -7,10 +7,9 @@ from typing import Any
 
 from ragworkbook.metrics.numeric import check_numbers
 from ragworkbook.workbook.exercises import Solution, exercise, read_number, solves, yes_no
+from ragworkbook.workbook.exercises.examples import C3 as _C3
+from ragworkbook.workbook.exercises.examples import REFERENCE as _REFERENCE
 
-_REFERENCE = "The big model achieved a BLEU score of 28.4 on English-to-German translation."
-_C3 = ("The paper reports that their big model achieved a BLEU score of 41.0 on the WMT 2014 "
-       "English-to-German translation task.")
 #: an answer about another language pair answers another question, however right its number
 _WRONG_CONTEXT = {r"\bfrench\b|\ben(?:glish)?[- ]to[- ]fr|\ben-fr\b":
                   "the question is about English-to-German, not English-to-French"}
