@@ -204,19 +204,19 @@ def draw_triad(legs: Mapping[str, str] | None = None, title: str = "") -> Any:
     corners = {"question": (0.0, 0.0), "context": (1.0, 1.5), "answer": (2.0, 0.0)}
     edges = [("question", "context", "context relevance"), ("context", "answer", "groundedness"),
              ("answer", "question", "answer relevance")]
-    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    fig, ax = plt.subplots(figsize=(6.8, 3.8))
     for a, b, name in edges:
         (x0, y0), (x1, y1) = corners[a], corners[b]
         ax.plot([x0, x1], [y0, y1], color="#888", lw=2, zorder=1)
         mx, my = (x0 + x1) / 2, (y0 + y1) / 2
         dy = -0.28 if name == "answer relevance" else 0.0
-        dx = {"context relevance": -0.42, "groundedness": 0.42}.get(name, 0.0)
+        dx = {"context relevance": -0.75, "groundedness": 0.75}.get(name, 0.0)
         label = name + (f"\n{legs[name]}" if name in legs else "")
         ax.text(mx + dx, my + dy, label, ha="center", va="center", fontsize=9, color="#d62728")
     for name, (x, y) in corners.items():
         ax.add_patch(plt.Circle((x, y), 0.26, color=_CORE, zorder=2))
         ax.text(x, y, name, ha="center", va="center", fontsize=8, color="white", zorder=3)
-    ax.set_xlim(-0.9, 2.9)
+    ax.set_xlim(-1.6, 3.6)
     ax.set_ylim(-0.6, 1.9)
     ax.set_aspect("equal")
     ax.axis("off")
