@@ -81,9 +81,13 @@ def _add_ollama_timeout(p: argparse.ArgumentParser) -> None:
 
 
 def _split_names(values: Iterable[str] | None) -> list[str] | None:
+    """The metric names of repeated ``--metric`` options, split at the commas outside parentheses
+    (``answer_correctness(weight=0.25,beta=2)`` is one name)."""
     if not values:
         return None
-    return [v.strip() for chunk in values for v in chunk.split(",") if v.strip()]
+    from ragworkbook.metrics.registry import split_names
+
+    return [v.strip() for chunk in values for v in split_names(chunk) if v.strip()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -416,6 +420,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_metrics(args: argparse.Namespace) -> int:
+    """``ragworkbook metrics [NAME ...]``: every metric's card, from the registry (``--markdown``: the
+    README's table)."""
+    from ragworkbook.metrics.cards import cards, markdown_table
+
+    if args.markdown:
+        print(markdown_table())
+        return 0
+    print(cards(args.family, args.names or None))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ragworkbook compare A.json B.json``: paired tests per metric; exit 1 when B is significantly
     worse on a ``--fail-if-worse`` metric, that metric cannot be compared, or it is a judged metric
@@ -738,6 +754,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ollama_timeout(p)
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = add("metrics", cmd_metrics, help="print every metric's card: definition, parameters, conventions",
+            description="Every metric of the registry with its definition, names, needs, parameters (type, "
+            "default, range), conventions (direction, range, aggregate), trec_eval names, targets and the "
+            "judge-check that measures its judge. Give names to see only those.")
+    p.add_argument("names", nargs="*", metavar="NAME", help="metrics to show (default: all)")
+    p.add_argument("--family", choices=("retrieval", "generation", "judged"), default=None,
+                   help="only this family")
+    p.add_argument("--markdown", action="store_true", help="the README's metric table instead")
 
     p = add("schema", cmd_schema, help="print the JSON Schema of an input format (answers, eval-set)",
             description="Print the JSON Schema of an input file format: `answers` (the outputs of a RAG "

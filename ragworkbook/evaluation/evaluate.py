@@ -44,7 +44,7 @@ from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
 from ragworkbook.metrics.generation import generation_scores
-from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs
+from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike, context_id, context_text
 
@@ -81,7 +81,7 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
         metrics = [metrics]
     wanted: list[Metric] = []
     for raw in metrics:
-        for item in ([raw] if isinstance(raw, Metric) else str(raw).split(",")):
+        for item in ([raw] if isinstance(raw, Metric) else split_names(str(raw))):
             name = item.name if isinstance(item, Metric) else item.strip()
             if not name:
                 continue

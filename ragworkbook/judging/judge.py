@@ -236,11 +236,6 @@ class Judge:
         self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         return entries
 
-    def clear_cache(self) -> None:
-        """Forget every cached judgment (memory only; the file is rewritten on the next store)."""
-        with self._lock:
-            self._cache.clear()
-
     def _lookup(self, key: str, prompt_name: str, schema: Mapping[str, Any]) -> JudgeCall | None:
         with self._lock:
             hit = self._cache.get(key)
