@@ -876,8 +876,9 @@ def parse_metric(name: str | Metric, family: str | None = None, *,
     ``family`` restricts the accepted metrics (``"retrieval"`` for ``ir-eval``); a
     metric of another family is refused with a message saying what it is.
     ``defaults``: the run's options (``{"gain": "exponential"}``), the values of the
-    parameters that declare them (:attr:`Param.option`) when the name does not set them. ValueError for an unknown
-    name, a missing or unexpected parameter, or a value out of its range.
+    parameters that declare them (:attr:`Param.option`) when the name does not set them.
+    ValueError for an unknown name, a missing or unexpected parameter, or a value out of
+    its range.
     """
     if isinstance(name, Metric):
         metric = name

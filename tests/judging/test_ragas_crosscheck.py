@@ -63,8 +63,8 @@ from fakes.judges import CARBON, BlockingJudge, EmptyClaimsJudge, GarbageJudge, 
 
 from ragworkbook.judging.judge import Judge, run_sync  # noqa: E402
 from ragworkbook.judging.metrics import context_precision_from_verdicts, evaluate_judged  # noqa: E402
-from ragworkbook.metrics.registry import parse_metric  # noqa: E402
 from ragworkbook.judging.results import JudgedResult, JudgeSample  # noqa: E402
+from ragworkbook.metrics.registry import parse_metric  # noqa: E402
 
 pytestmark = [pytest.mark.reference, pytest.mark.model, pytest.mark.usefixtures("no_network")]
 
