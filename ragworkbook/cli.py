@@ -371,6 +371,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if lines:
         print("not scored:")
         print("\n".join(lines))
+    if m.get("judge_ledger"):
+        from ragworkbook.judging.ledger import format_ledger
+
+        print(format_ledger(m["judge_ledger"], m.get("judge", "")))
     if args.out:
         print(f"report saved to {args.out}")
     sys.stdout.flush()
@@ -450,7 +454,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete}
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete,
+               "judge_ledger": {"a": a.meta.get("judge_ledger"), "b": b.meta.get("judge_ledger")}}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -458,6 +463,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
               f"[ci_low, ci_high] = the differences the same test does not reject at alpha "
               f"({cmp.ci_method}), so it excludes 0 exactly when p < alpha")
         print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
+        from ragworkbook.judging.ledger import format_ledgers
+
+        costs = format_ledgers(a.meta.get("judge_ledger"), b.meta.get("judge_ledger"))
+        if costs:
+            print(costs)
     for m in gate.worse:
         print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
     for m, why in gate.not_compared.items():

@@ -47,13 +47,14 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragworkbook.judging.coverage import acompleteness, autilization
 from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.ledger import CallLog, Cost, Ledger, charging
 from ragworkbook.judging.nli import anli_contradiction, anli_faithfulness
 from ragworkbook.judging.prompts import (
     PROMPTS,
@@ -480,6 +481,8 @@ class JudgedReport:
     results: dict[str, list[JudgedResult]]
     aggregates: dict[str, Aggregate]
     n_model_calls: int = 0
+    #: what the judging cost, per metric (:mod:`ragworkbook.judging.ledger`)
+    ledger: Ledger = field(default_factory=Ledger)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per sample: ``<metric>`` score and ``<metric>_status`` columns.
@@ -537,10 +540,12 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
 
     before = judge.n_model_calls if judge is not None else 0
     bar = tqdm(total=len(samples) * len(base), desc="judging", disable=not progress)
+    log = CallLog()
 
     async def one(kind: str, s: JudgeSample) -> JudgedResult:
         kw = {"embed": embed} if kind == "answer_relevancy" else {}
-        r = await METRICS[kind](s, judge, **kw)
+        with charging(log, kind):  # every call the judge makes for it is this metric's cost
+            r = await METRICS[kind](s, judge, **kw)
         bar.update(1)
         return r
 
@@ -557,7 +562,23 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
             results[m.name] = by_kind[m.kind]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
     calls = (judge.n_model_calls - before) if judge is not None else 0
-    return JudgedReport(results, aggs, n_model_calls=calls)
+    return JudgedReport(results, aggs, n_model_calls=calls, ledger=_ledger(wanted, log, judge))
+
+
+def _ledger(wanted: Sequence[Metric], log: CallLog, judge: Judge | None) -> Ledger:
+    """The cost of each metric asked for: its kind's calls for the first name of that kind; none of
+    its own for a derived metric, or a second name of a kind (``derived``: whose judgments it reuses)."""
+    ledger = Ledger(mode=str(getattr(getattr(judge, "generator", None), "mode", "live")))
+    first: dict[str, str] = {}
+    for m in wanted:
+        kind = m.spec.derived_from or m.kind
+        if m.spec.derived_from is not None or kind in first:
+            ledger.costs[m.name] = Cost()
+            ledger.derived[m.name] = first.get(kind, kind)
+        else:
+            first[kind] = m.name
+            ledger.costs[m.name] = log.cost(kind)
+    return ledger
 
 
 def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
