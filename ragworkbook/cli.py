@@ -485,6 +485,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0 if gate.passed else 1
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """``ragworkbook report FILE [--html OUT]``: print a saved report (table, what was not scored, the
+    judge's ledger), or write it as one self-contained HTML page."""
+    from ragworkbook.evaluation.report import Report
+
+    report = Report.load(args.file)
+    if args.html:
+        from ragworkbook._io import check_not_input, check_writable
+        from ragworkbook.evaluation.html_report import write_html
+
+        check_writable(args.html)
+        check_not_input(args.html, {"FILE": args.file}, option="--html")
+        path = write_html(report, args.html, title=args.title, source=str(args.file))
+        print(f"HTML report written to {path} ({len(report.rows)} questions, {len(report.metrics)} metrics)")
+        return 0
+    print(format_summary(report))
+    lines = _unscored_lines(report)
+    if lines:
+        print("not scored:")
+        print("\n".join(lines))
+    if report.meta.get("judge_ledger"):
+        from ragworkbook.judging.ledger import format_ledger
+
+        print(format_ledger(report.meta["judge_ledger"], report.meta.get("judge", "")))
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # judge-check
 # ---------------------------------------------------------------------------------------------
@@ -786,6 +813,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-set", default=None,
                    help="also check that both reports are on exactly this eval set's questions")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = add("report", cmd_report, help="show a saved report, or write it as one HTML page (--html OUT)",
+            description="Print a saved report's table and judge ledger, or with --html OUT write it as one "
+            "self-contained HTML page (inline CSS and SVG, nothing fetched): the scores with their 95% "
+            "intervals, failed and undefined counts with their reasons, the judge's card (agreement with "
+            "human labels where `judge-check` measured it, and its baseline), the ledger of calls, tokens "
+            "and seconds, and one row per question. Written atomically, never over the report.")
+    p.add_argument("file", help="a report JSON (`eval --out`)")
+    p.add_argument("--html", default=None, metavar="OUT", help="write the HTML page to OUT")
+    p.add_argument("--title", default=None, help="the page's title (default: the report's name or file)")
 
     p = add("judge-check", cmd_judge_check,
             help="measure a judge against labelled data (WikiEval, RAGChecker), beside its baseline",

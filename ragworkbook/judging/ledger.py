@@ -20,9 +20,12 @@ the :class:`Cost` of a metric sums them:
   (Ollama's ``prompt_eval_count`` / ``eval_count``, an OpenAI-compatible server's ``usage``,
   llama.cpp's own counts); ``tokens_unreported`` counts the requests whose counts are unknown
   (a timeout, a backend that reports none): never guessed;
-- ``seconds``: wall time of the requests (measured around the backend's call; a replay reports
-  the recorded time); ``seconds_unknown`` counts the requests without one (a replayed answer
-  recorded before times were kept).
+- ``seconds``: the sum of the requests' wall times (each measured around the backend's call; a
+  replay reports the recorded time); ``seconds_unknown`` counts the requests without one (a
+  replayed answer recorded before times were kept). The judge runs requests concurrently
+  (``Judge.max_concurrency``) and a request waiting for a busy backend is timed while it waits,
+  so the sum can exceed the run's elapsed time: it is what each metric asked of the backend,
+  not a clock.
 
 A judged metric computed from another's judgments (``hallucination`` from faithfulness) has
 no cost of its own (``derived_from`` names its source), so the total counts each call once.
