@@ -776,12 +776,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    p = add("schema", cmd_schema, help="print the JSON Schema of an input format (answers, eval-set)",
-            description="Print the JSON Schema of an input file format: `answers` (the outputs of a RAG "
-            "system, for `eval --answers`) or `eval-set` (the questions, for `eval --eval-set`). Each "
-            "schema's description states the accepted file forms, field names, the id rule and where "
-            "relevance comes from. Without a name: list the schemas and their files.")
-    p.add_argument("name", nargs="?", choices=["answers", "eval-set"], help="which schema")
+    p = add("schema", cmd_schema, help="print the JSON Schema of a file format (answers, eval-set, report)",
+            description="Print the JSON Schema of a file format: `answers` (the outputs of a RAG "
+            "system, for `eval --answers`), `eval-set` (the questions, for `eval --eval-set`) or `report` "
+            "(the report `eval --out` writes, which `compare` and `report` read). Each input schema's "
+            "description states the accepted file forms, field names, the id rule and where relevance comes "
+            "from. Without a name: list the schemas and their files.")
+    p.add_argument("name", nargs="?", choices=["answers", "eval-set", "report"],
+                   help="which schema (report: the file `eval --out` writes)")
     p.add_argument("--path", action="store_true", help="print the schema file's path instead")
 
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
