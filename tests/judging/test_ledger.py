@@ -123,6 +123,7 @@ def test_a_timeout_is_a_failed_request_with_the_seconds_waited():
 
 
 def test_a_replay_without_recorded_counts_has_unknown_seconds():
+    """A replayed answer recorded before usage was kept: its tokens and seconds are unknown, never 0."""
     from ragworkbook.judging.judge import _call_usage
 
     gen = RuleJudge()
@@ -174,3 +175,6 @@ def test_eval_prints_the_ledger_and_compare_shows_both(tmp_path, capsys, monkeyp
     costs = shown.split("judge cost, A | B")[1]
     line = next(x for x in costs.splitlines() if x.startswith("faithfulness "))
     assert line.split()[1:3] == ["4", "4"]
+    assert cli.main(["compare", str(outs[0]), str(outs[1]), "--json"]) == 0
+    both = json.loads(capsys.readouterr().out)["judge_ledger"]
+    assert both["a"]["total"]["requests"] == both["b"]["total"]["requests"] == gens[1].calls
