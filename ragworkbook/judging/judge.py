@@ -69,6 +69,7 @@ from ragworkbook.llm.base import (
     build_messages,
     merge_options,
     request_key,
+    token_count,
 )
 
 __all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync"]
@@ -130,10 +131,12 @@ def _entry_usage(entry: Mapping[str, Any]) -> Usage | None:
     u = entry.get("usage")
     if not isinstance(u, dict):
         return None
-    try:
-        return Usage.from_counts(u, int(u.get("attempts", 1)))
-    except (TypeError, ValueError):
-        return None
+    attempts, seconds = token_count(u.get("attempts", 1)), u.get("seconds")
+    if attempts is None or (seconds is not None and (isinstance(seconds, bool) or not isinstance(
+            seconds, (int, float)) or not seconds >= 0)):
+        return None  # an edited entry: its cost is unknown (the judgment itself was checked on reading)
+    return Usage(attempts, token_count(u.get("prompt_tokens")), token_count(u.get("completion_tokens")),
+                 None if seconds is None else float(seconds))
 
 
 def _call_usage(generator: Generator, usage: Usage | None, seconds: float, attempts: int = 1) -> Usage | None:

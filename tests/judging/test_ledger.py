@@ -96,6 +96,23 @@ def test_a_cache_written_before_usage_was_kept_still_loads(tmp_path):
     assert Cost.of_calls([hit]) == Cost(cache_hits=1)
 
 
+def test_an_edited_usage_in_the_cache_is_unknown_not_an_error(tmp_path):
+    path = tmp_path / "cache.json"
+    prompt = "Question: a?\nContext: a b\nAnswer: a b"
+    Judge(RuleJudge(), cache_path=path).call("p", prompt, verdict_schema())
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    (entry,) = doc["entries"].values()
+    for bad in ({"attempts": "two"}, {"seconds": "fast"}, {"seconds": -1}):
+        entry["usage"] = {**entry["usage"], **bad}
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        hit = Judge(RuleJudge(), cache_path=path).call("p", prompt, verdict_schema())
+        assert hit.cached and hit.usage is None, bad
+        entry["usage"] = {"attempts": 1, "prompt_tokens": "many", "completion_tokens": 3, "seconds": 0.5}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    hit = Judge(RuleJudge(), cache_path=path).call("p", prompt, verdict_schema())
+    assert (hit.usage.prompt_tokens, hit.usage.completion_tokens, hit.usage.seconds) == (None, 3, 0.5)
+
+
 def test_retries_are_calls_and_a_failure_is_counted():
     gen = GarbageJudge()
     rep = evaluate_judged([CARBON], Judge(gen), ["context_recall"], progress=False)
