@@ -39,6 +39,7 @@ from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
 from ragworkbook.evaluation.retrieval import score_rankings
 from ragworkbook.judging.judge import Judge
+from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.judging.metrics import evaluate_judged
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
@@ -150,6 +151,8 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
     name = f"{g.backend}:{g.model}" if g is not None else ""
     cards = cards_for([m.name for m in judged], reliability, name, g.model if g is not None else "")
     out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
+    if g is not None:
+        out["judge_ledger"] = rep.ledger.to_dict()
     return {"judge": name, **out} if g is not None else out
 
 
@@ -213,14 +216,17 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
                     rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
         info["retrieval_depth"] = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        calls, cards = 0, {}
+        calls, cards, ledger = 0, {}, None
         for idx, group in _groups(rows, by_family["judged"], unscored):
             got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
             calls += got.pop("judge_model_calls")
             cards.update(got.pop("judge_reliability"))
+            ledger = merge_ledgers(ledger, got.pop("judge_ledger", None))
             info.update(got)
         info["judge_model_calls"] = calls
         info["judge_reliability"] = cards
+        if ledger is not None:
+            info["judge_ledger"] = ledger
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
             df = generation_scores([rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx],
@@ -631,5 +637,7 @@ def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
     for key, value in got.items():
         if key == "retrieval_depth":
             info[key] = max(info.get(key, 0), value)
+        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
+            info[key] = merge_ledgers(info.get(key), value)
         else:
             info[key] = value
