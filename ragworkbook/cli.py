@@ -696,7 +696,8 @@ def build_parser() -> argparse.ArgumentParser:
             "File formats: `ragworkbook schema answers` and `ragworkbook schema eval-set` print the "
             "JSON Schemas (README: 'Bring your own system').")
     p.add_argument("--answers", default=None, metavar="FILE",
-                   help="score this file's answers and contexts as given (.jsonl, .json or .csv; "
+                   help="score this file's answers and contexts as given (.jsonl, .json, .csv or .parquet, "
+                   "as ragas, deepeval, Hugging Face datasets and pandas write them; "
                    "`ragworkbook schema answers`)")
     p.add_argument("--qrels", default=None, metavar="FILE",
                    help="TREC qrels (qid 0 docid grade) keyed by question id: the relevance judgements "
