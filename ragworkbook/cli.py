@@ -167,6 +167,10 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     run = read_run_columns(files[1])
     if debug_query is not None:
         qrels, run = only_query(qrels, debug_query), only_query(run, debug_query)
+    if not request.metrics and request.runid and not args.json:  # -m runid alone, as trec_eval prints it
+        if args.summary:
+            sys.stdout.write(f"{'runid':<22}\tall\t{last_tag(files[1], run.tag)}\n")
+        return 0
     # the columns engine (metrics.batch.evaluate_columns) step by step: -J acts between ranking and measures
     metric_list = _metrics(request.metrics, args.gain, args.max_grade)
     depth, level = _check_run_options(args.no_relevant, args.missing, args.depth, args.relevance_level,
