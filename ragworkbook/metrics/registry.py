@@ -562,6 +562,16 @@ _SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("token_f1", "generation", "token F1",
                "SQuAD token F1: harmonic mean of bag-of-token precision and recall",
                aliases=("f1",), needs=_needs("reference"), default=True),
+    MetricSpec("string_presence", "generation", "string presence",
+               "1 if the reference occurs in the answer as written (ragas StringPresence)",
+               aliases=("string_present",), needs=_needs("reference")),
+    MetricSpec("non_llm_context_precision", "generation", "context precision by text",
+               "average precision of the retrieved contexts, one relevant when its Levenshtein similarity "
+               "to a reference context is >= 0.5 (ragas NonLLMContextPrecisionWithReference)",
+               aliases=("non_llm_context_precision_with_reference",), needs=_needs("contexts")),
+    MetricSpec("non_llm_context_recall", "generation", "context recall by text",
+               "share of the reference contexts with a retrieved context of Levenshtein similarity > 0.5 "
+               "(ragas NonLLMContextRecall)", needs=_needs("contexts")),
     # --- judged ---------------------------------------------------------------------------
     MetricSpec("faithfulness", "judged", "faithfulness",
                "claims of the answer supported by the retrieved context / all claims",
