@@ -109,10 +109,10 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         files = [args.qrels, args.run]
     if len(files) != 2:
         raise UsageError(f"ir-eval takes two files, QRELS and RUN; got {len(files)}")
-    if args.rel_format != "qrels":
+    if args.rel_format not in ("qrels", "qrels_jg"):
         raise UsageError(f"-R {args.rel_format}: trec_eval's {args.rel_format!r} relevance format (and its "
-                         "preference / judgment-group measures) is not implemented in ir-eval; it reads "
-                         "'qrels' (the default). Use the C trec_eval for it")
+                         "preference measures) is not implemented in ir-eval; it reads 'qrels' (the default) "
+                         "and 'qrels_jg'. Use the C trec_eval for it")
     if args.results_format != "trec_results":
         raise UsageError(f"-T {args.results_format}: illegal retrieval results format; trec_eval 10 has "
                          "one, 'trec_results' (the default)")
@@ -147,6 +147,17 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
 
     measures = list(args.measures or [])
     named = list(args.metric or [])
+    jg_renames: list[tuple[str, str]] | None = None
+    if args.rel_format == "qrels_jg":  # judgment groups: the ordinary measures per group, averaged
+        from ragworkbook.metrics.judgment_groups import avgjg_request
+
+        if named:
+            raise UsageError("--metric is not read with -R qrels_jg: give trec_eval's measures (-m qrels_jg)")
+        try:
+            ordinary, jg_renames, jg_runid = avgjg_request(measures or ["qrels_jg"])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        measures = ordinary + (["runid"] if jg_runid else [])
     request = parse_trec_measures(measures + named if measures or named else ["official"],
                                   {"gain": args.gain, "max_grade": args.max_grade})
     import pyarrow as pa
@@ -163,10 +174,21 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
             raise UsageError(f"-D {args.debug}: the debug level is a whole number, optionally followed by "
                              "'.QID' (only that query is evaluated)") from None
         debug_query = debug_query or None
-    qrels = read_qrels_columns(files[0])
+    if jg_renames is not None:
+        from ragworkbook.metrics.judgment_groups import read_qrels_jg
+
+        try:
+            groups = read_qrels_jg(files[0])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        qrels = next(iter(groups.values()))
+    else:
+        qrels = read_qrels_columns(files[0])
     run = read_run_columns(files[1])
     if debug_query is not None:
         qrels, run = only_query(qrels, debug_query), only_query(run, debug_query)
+        if jg_renames is not None:
+            groups = {jg: only_query(g, debug_query) for jg, g in groups.items()}
     if not request.metrics and request.runid and not args.json:  # -m runid alone, as trec_eval prints it
         if args.summary:
             sys.stdout.write(f"{'runid':<22}\tall\t{last_tag(files[1], run.tag)}\n")
@@ -175,13 +197,38 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     metric_list = _metrics(request.metrics, args.gain, args.max_grade)
     depth, level = _check_run_options(args.no_relevant, args.missing, args.depth, args.relevance_level,
                                       args.score_precision)
-    ranked, skipped = rank_columns(qrels, run, missing=args.missing, depth=depth, level=level,
-                                   float32=args.score_precision == "float32")
-    if args.judged_only:
-        ranked = judged_only(ranked)
-    result = evaluate_ranked(ranked, metric_list, no_relevant=args.no_relevant, skipped=skipped,
-                             gain=args.gain, empty_message=_nothing(qrels.qids, run.qids))
-    if args.n_docs:
+
+    def measure(judged: Any) -> tuple[Any, Any]:
+        ranked, skipped = rank_columns(judged, run, missing=args.missing, depth=depth, level=level,
+                                       float32=args.score_precision == "float32")
+        if args.judged_only:
+            ranked = judged_only(ranked)
+        return ranked, evaluate_ranked(ranked, metric_list, no_relevant=args.no_relevant, skipped=skipped,
+                                       gain=args.gain, empty_message=_nothing(judged.qids, run.qids))
+
+    if jg_renames is not None:
+        from dataclasses import replace
+
+        from ragworkbook.metrics.batch import RunResult
+        from ragworkbook.metrics.judgment_groups import evaluate_judgment_groups
+
+        ids, values = evaluate_judgment_groups(groups, lambda judged: measure(judged)[1])
+        if not ids:
+            raise UsageError(_nothing(qrels.qids, run.qids))
+        shown = []
+        for m in metric_list:
+            label = m.name
+            for ours, theirs in jg_renames:
+                if label == ours or (ours.endswith("_") and label.startswith(ours)):
+                    label = theirs + label[len(ours):]
+                    break
+            shown.append(replace(m, label=label))
+        by_name = {s.name: values[m.name] for s, m in zip(shown, metric_list, strict=True)}
+        result = RunResult(shown, ids, by_name, args.gain, {})
+        ranked = None
+    else:
+        ranked, result = measure(qrels)
+    if args.n_docs and ranked is not None:
         keep = [ranked.ids.index(q) for q in result.query_ids] if len(result.query_ids) != ranked.n else None
         sized = ranked if keep is None else _subset(ranked, keep)
         result.values = with_collection_size(result.values, result.measured, sized, args.n_docs)

@@ -9,6 +9,7 @@ against it byte for byte without the C program:
 - ``qrels.txt``, ``run.txt``: 20 queries, grades -1..3, unjudged documents, ties, and a run whose
   lines carry two tags (``first`` then ``last``: trec_eval prints the last line's);
 - ``zscores.txt``: ``qid measure mean sd`` for most queries and measures (some missing, some sd 0);
+- ``qrels_jg.txt``: three judgment groups' judgements of the same queries (``-R qrels_jg``);
 - ``qrels160.txt``, ``run160.txt``: 160 queries whose P@5 mean lies on a rounding boundary, where
   summing in query order (trec_eval) and pairwise (numpy) print different last digits;
 - ``COMMANDS.json``: each command line (after ``trec_eval``, files relative to the folder), its
@@ -49,6 +50,21 @@ def _write_collection(out: Path) -> None:
     half = len(run) // 2
     lines = [f"{q} Q0 {d} {r} {s} {'first' if i < half else 'last'}" for i, (q, d, r, s) in enumerate(run)]
     (out / "run.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _write_judgment_groups(out: Path) -> None:
+    """``qrels_jg.txt``: the judgements of qrels.txt by three judgment groups (assessors) that disagree;
+    group C judges only half of the queries."""
+    rng = random.Random(5)
+    lines = []
+    for line in (out / "qrels.txt").read_text(encoding="utf-8").splitlines():
+        q, _, d, g = line.split()
+        for jg in ("A", "B", "C"):
+            if jg == "C" and q > "q10":
+                continue
+            if rng.random() < 0.8:
+                lines.append(f"{q} {jg} {d} {g if jg == 'A' else rng.choice([0, 0, 1, 2])}")
+    (out / "qrels_jg.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _write_zscores(out: Path, measures: list[str]) -> None:
@@ -112,6 +128,9 @@ COMMANDS = [
     ("out.l2.J", "-q -l 2 -J -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt", None),
     ("out.o.T.R", "-o -T trec_results -R qrels -m map qrels.txt run.txt", None),
     ("out.160", "-m P.5 qrels160.txt run160.txt", None),
+    ("out.jg", "-q -R qrels_jg -m qrels_jg qrels_jg.txt run.txt", None),
+    ("out.jg.J.c", "-R qrels_jg -J -c -m map_avgjg -m P_avgjg.5,7 -m Rprec_mult_avgjg.0.5,1.5 qrels_jg.txt "
+     "run.txt", None),
 ]
 
 
@@ -129,6 +148,7 @@ def main(argv: list[str]) -> int:
                        if line.split("\t")[1] != "all"})
     _write_zscores(out, measures)
     _write_160(out)
+    _write_judgment_groups(out)
     version = subprocess.run([str(binary), "-v"], capture_output=True, text=True).stderr.strip()
     listed = []
     for name, line, stdin in COMMANDS:

@@ -1,5 +1,5 @@
-"""trec_eval's options in ``ragworkbook ir-eval``: -n, -J, -N, -Z, -D, -T, -R, -o, -v, the long options, a
-run on standard input, means summed in query order and the last line's runid.
+"""trec_eval's options in ``ragworkbook ir-eval``: -n, -J, -N, -Z, -D, -T, -R (qrels_jg: judgment groups),
+-o, -v, the long options, a run on standard input, means summed in query order and the last line's runid.
 
 Two references, neither of them code of ours:
 - trec_eval's own expected outputs (``../shared/data/trec_eval_tests``, :func:`trec_eval_suite`),
@@ -54,6 +54,7 @@ def test_the_fixtures_were_written_by_the_c_trec_eval():
     flags = {a for c in MANIFEST["commands"] for a in c["args"] if a.startswith("-")}
     for flag in ("-n", "--nosummary", "-J", "-N", "-Z", "-D", "-T", "-R", "-o", "-c", "-M", "-l", "-q", "-"):
         assert flag in flags
+    assert any("qrels_jg" in c["args"] for c in MANIFEST["commands"])  # judgment groups
 
 
 @pytest.mark.parametrize("cmd", MANIFEST["commands"], ids=[c["expected"] for c in MANIFEST["commands"]])
@@ -144,7 +145,7 @@ def test_judged_only_agrees_with_pytrec_eval(capsys):
 
 
 def test_refused_formats_and_version(capsys):
-    for flag, value, word in (("-R", "qrels_jg", "not implemented"), ("-R", "prefs", "not implemented"),
+    for flag, value, word in (("-R", "qrels_prefs", "not implemented"), ("-R", "prefs", "not implemented"),
                               ("-T", "trec_time", "illegal retrieval results format")):
         assert main(["ir-eval", flag, value, str(OPTIONS / "qrels.txt"), str(OPTIONS / "run.txt")]) == 2
         assert word in capsys.readouterr().err
