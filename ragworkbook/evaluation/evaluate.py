@@ -44,6 +44,7 @@ from ragworkbook.judging.metrics import evaluate_judged
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
+from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.generation import generation_scores
 from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
@@ -167,6 +168,11 @@ def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],
     return [(list(idx), ms) for idx, ms in groups.items() if idx]
 
 
+#: Why a text-based context metric (non_llm_context_precision / recall) is undefined for a record.
+NO_REFERENCE_CONTEXTS = ("the record has no reference contexts (the passages a correct answer needs, as "
+                         "text): add them as 'reference_contexts' (ragas) or 'context' (deepeval)")
+
+
 def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
                rankings: Mapping[str, Sequence[str]] | None = None,
                qrels: Mapping[str, Mapping[str, float]] | None = None,
@@ -227,6 +233,21 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
         info["judge_reliability"] = cards
         if ledger is not None:
             info["judge_ledger"] = ledger
+    by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
+    if by_text:  # the text-based context metrics: the contexts against the reference contexts
+        for r in rows:
+            if r.get("reference_contexts") is None:
+                for m in by_text:
+                    if m.name not in r["unscored"]:
+                        why = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
+                        r["metrics"][m.name], r["unscored"][m.name] = None, why.to_dict()
+        for m in by_text:
+            idx = [i for i, r in enumerate(rows) if m.name not in r["unscored"]]
+            if idx:
+                for i in idx:  # its implementation with its bound parameters (the threshold)
+                    rows[i]["metrics"][m.name] = float(m.compute(rows[i]["contexts"],
+                                                                 rows[i]["reference_contexts"]))
+    by_family["generation"] = [m for m in by_family["generation"] if m.kind not in CONTEXT_SCORERS]
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
             df = generation_scores([rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx],
