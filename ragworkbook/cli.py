@@ -132,14 +132,23 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         if args.per_query:
             out["per_query"] = result.per_query
         # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
-        print(json.dumps(out, indent=2, allow_nan=False))
+        _write_stdout(json.dumps(out, indent=2, allow_nan=False) + "\n")
         return 0
     lines = trec_lines(result.measured, result.query_ids, result.values, result.mean,
                        per_query=args.per_query, runid=run.tag if request.runid else None)
     if named and not measures and not any(m.kind == "num_q" for m in result.measured):
         lines.append(f"{'num_q':<22}\tall\t{result.n_queries}")  # --metric: the count of queries too
-    sys.stdout.write("\n".join(lines) + "\n")
+    _write_stdout("\n".join(lines) + "\n")
     return 0
+
+
+def _write_stdout(text: str, chunk: int = 1 << 16) -> None:
+    """Write ``text`` to stdout a piece at a time, as ``cat`` does: one write of megabytes into a pipe
+    whose reader has left (``| head``) can end without an error, the kernel taking part of it, while the
+    next piece's write fails at once (BrokenPipeError: exit 141)."""
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start:start + chunk])
+        sys.stdout.flush()
 
 
 # ---------------------------------------------------------------------------------------------
