@@ -1114,7 +1114,7 @@ for _cmd in ("eval", "judge-check"):
     probe("21", f'{_cmd} --out "" is an error')(_p)
 
 
-for _q in ("-q", ""):
+for _q in ("-q", "-q -m recip_rank"):
 
     def _p(tmp, q=_q):
         lines = "".join(f"{i} 0 d{i}-{j} {j % 2}\n" for i in range(3000) for j in range(10))

@@ -639,11 +639,12 @@ def test_judge_check_shows_the_servers_error(tmp_path, capsys, monkeypatch):
     assert sum(r["count"] for r in reasons.values()) == 6
 
 
-# --- 22: | head ----------------------------------------------------------------------------------------------
+# --- 22: | head -----------------------------------------------------------------------------------------
 def test_ir_eval_into_head_is_exit_141(tmp_path):
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("".join(f"{i} 0 d{i}-{j} {j % 2}\n" for i in range(3000) for j in range(10)))
     run.write_text("".join(f"{i} Q0 d{i}-{j} {j} {10 - j} r\n" for i in range(3000) for j in range(10)))
-    cmd = f"{sys.executable} -m ragworkbook ir-eval -q {qrels} {run} | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}"
+    cmd = f"{sys.executable} -m ragworkbook ir-eval -q {qrels} {run} | head -1 >/dev/null; "
+    cmd += "echo ${PIPESTATUS[0]}"
     done = subprocess.run(["bash", "-c", cmd], env=_env(), capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "141" and done.stderr == ""
