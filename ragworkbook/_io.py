@@ -117,6 +117,13 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     return atomic_write_bytes(path, text.encode(encoding))
 
 
+def _error(cls: type[OSError], code: int, message: str) -> OSError:
+    """``cls(message)`` with ``errno`` set: printed as the message alone (no ``[Errno N]``)."""
+    exc = cls(message)
+    exc.errno = code
+    return exc
+
+
 def _kind(mode: int) -> str | None:
     """What a non-regular file is ("a folder", "a pipe (FIFO)", ...), None for a regular file."""
     if stat.S_ISREG(mode):
@@ -140,7 +147,7 @@ def _target(path: Path) -> Path:
     try:
         return path.resolve(strict=False)
     except RuntimeError:  # pragma: no cover - Python < 3.13 on a loop
-        raise OSError(errno.ELOOP, f"{path}: a symbolic link loop") from None
+        raise _error(OSError, errno.ELOOP, f"{path}: a symbolic link loop") from None
 
 
 def _state(path: Path) -> tuple[int, int, int, int] | None:
@@ -208,8 +215,8 @@ def _write_file(path: Path, data: bytes) -> None:
     if st is not None and (what := _kind(st.st_mode)) is not None:
         if what == "a folder":
             raise IsADirectoryError(f"{path} is a directory; give a file path to write to")
-        raise OSError(errno.EINVAL, f"{path} is {what}, not a regular file: it is never replaced; give "
-                      "the path of a regular file to write to")
+        raise _error(OSError, errno.EINVAL, f"{path} is {what}, not a regular file: it is never replaced; "
+                     "give the path of a regular file to write to")
     mode = stat.S_IMODE(st.st_mode) if st is not None else _umask_mode()
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(path)
@@ -230,9 +237,9 @@ def _write_file(path: Path, data: bytes) -> None:
                 os.unlink(tmp)
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
             kept = "the file as it was is kept" if st is not None else "nothing was written"
-            raise DiskFull(exc.errno, f"cannot write {path}: no space left on the device of {path.parent} "
-                           f"({len(data):,} bytes to write; {kept}): free some space, or write to another "
-                           "folder") from None
+            raise _error(DiskFull, exc.errno, f"cannot write {path}: no space left on the device of "
+                         f"{path.parent} ({len(data):,} bytes to write; {kept}): free some space, or write "
+                         "to another folder") from None
         raise
 
 
@@ -261,8 +268,8 @@ def check_output(path: str | os.PathLike[str] | None, inputs: Mapping[str, Any] 
         if what == "a folder":
             raise IsADirectoryError(f"{option} {target} is a folder{via}; give a file path to write the "
                                     "output to")
-        raise OSError(errno.EINVAL, f"{option} {target} is {what}{via}, not a regular file: the output would "
-                      "replace it; give the path of a regular file")
+        raise _error(OSError, errno.EINVAL, f"{option} {target} is {what}{via}, not a regular file: the "
+                     "output would replace it; give the path of a regular file")
     check_writable(target)
     flat: dict[str, Any] = {}
     for name, value in (inputs or {}).items():
