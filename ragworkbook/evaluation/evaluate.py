@@ -275,7 +275,8 @@ _BACKEND_DOWN = ("BackendUnavailable", "ModelNotFound")
 def _reason(exc: BaseException) -> str:
     """The reason code of a failed generation or judgment."""
     return {"BackendUnavailable": "backend_unavailable", "ModelNotFound": "model_not_found",
-            "ReplayMissError": "replay_miss", "OutputParseError": "output_parse_error"}.get(
+            "ReplayMissError": "replay_miss", "OutputParseError": "output_parse_error",
+            "AnswerTooLong": "answer_too_long"}.get(
         type(exc).__name__, "generation_error")
 
 

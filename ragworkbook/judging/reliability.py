@@ -86,20 +86,34 @@ def _model_of(judge_name: str) -> str:
 
 def read_check(path: str | Path) -> dict[str, Any]:
     """A saved judge-check (``ragworkbook judge-check --out FILE``) as a card; ValueError naming the file
-    when it is not one."""
+    when it is not one (missing, a folder, unreadable, not UTF-8 text, not JSON, nested too deeply,
+    another document), and a pipe nothing writes to is an error, not a hang."""
+    from ragworkbook.corpus.jsonfile import read_text
+
     p = Path(path)
+    expected = "expected the file `ragworkbook judge-check --dataset NAME --out FILE` writes"
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
+        text = read_text(p)
     except FileNotFoundError:
         raise ValueError(f"{p}: no such file (save a judge-check with `ragworkbook judge-check --dataset "
                          "NAME --out FILE`)") from None
+    except (OSError, ValueError) as exc:  # a folder, unreadable, not UTF-8, a silent pipe: already named
+        msg = str(exc)
+        raise ValueError(msg if str(p) in msg else f"{p}: {msg}") from None
+    if not text.strip():
+        raise ValueError(f"{p}: the file is empty; {expected}")
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno}); expected the file "
-                         "`ragworkbook judge-check --out FILE` writes") from None
+        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno}); {expected}") from None
+    except RecursionError:
+        raise ValueError(f"{p}: not a judge-check result: JSON nested too deeply; {expected}") from None
     if not isinstance(doc, Mapping) or ("card" not in doc and not {"metric", "dataset"} <= set(doc)):
-        raise ValueError(f"{p}: not a judge-check result (no 'card', 'metric' or 'dataset'); expected the "
-                         "file `ragworkbook judge-check --out FILE` writes")
-    return _from_mapping(doc)
+        raise ValueError(f"{p}: not a judge-check result (no 'card', 'metric' or 'dataset'); {expected}")
+    try:
+        return _from_mapping(doc)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{p}: not a judge-check result ({exc}); {expected}") from None
 
 
 def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
