@@ -1,5 +1,7 @@
 """The pictures the lessons open with and draw: a ranking as a row of chunks, the course map, chunk windows
-over a page, the n-grams two sentences share, a token-similarity matrix.
+over a page, the n-grams two sentences share, a token-similarity matrix, a pipeline as a row of steps, the
+RAG triad, a funnel of counts, a table of counts (a confusion matrix, two annotators' cross-table) and
+estimates with their intervals.
 
 Each function draws one matplotlib figure from values the caller computed with the package, and returns
 it (a notebook shows it with ``plt.show()``); nothing here computes a metric.
@@ -10,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["draw_ranking", "draw_course_map", "draw_windows", "draw_ngram_matches", "draw_similarity"]
+__all__ = ["draw_ranking", "draw_course_map", "draw_windows", "draw_ngram_matches", "draw_similarity",
+           "draw_flow", "draw_triad", "draw_funnel", "draw_counts", "draw_intervals"]
 
 #: colours by grade 0..3 (0: not relevant), and for the two kinds of lesson in the course map
 _GRADE = ["#d9d9d9", "#c7e9c0", "#74c476", "#238b45"]
@@ -160,6 +163,136 @@ def draw_similarity(matrix: Any, rows: Sequence[str], cols: Sequence[str], title
     ax.set_xticks(range(len(cols)), cols, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     fig.colorbar(im, ax=ax, fraction=0.03, label="cosine similarity")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_flow(steps: Sequence[str], notes: Sequence[str] = (), title: str = "",
+              highlight: Sequence[int] = ()) -> Any:
+    """A pipeline as a row of boxes joined by arrows, left to right; ``notes`` (one per step, may be "")
+    are printed under the boxes; the steps at the ``highlight`` indices are drawn dark."""
+    plt = _plt()
+    n = len(steps)
+    fig, ax = plt.subplots(figsize=(min(2.3 * n + 0.5, 13), 1.9 if notes else 1.4))
+    for i, step in enumerate(steps):
+        dark = i in highlight
+        ax.add_patch(plt.Rectangle((i * 2.3, 0), 1.8, 1, color=_CORE if dark else _OPTIONAL))
+        ax.text(i * 2.3 + 0.9, 0.5, step, ha="center", va="center", fontsize=8, wrap=True,
+                color="white" if dark else "#222")
+        if i < n - 1:
+            ax.annotate("", xy=(i * 2.3 + 2.25, 0.5), xytext=(i * 2.3 + 1.85, 0.5),
+                        arrowprops={"arrowstyle": "->", "color": "#555", "lw": 1.5})
+        if i < len(notes) and notes[i]:
+            ax.text(i * 2.3 + 0.9, -0.15, notes[i], ha="center", va="top", fontsize=7, color="#555")
+    ax.set_xlim(-0.1, n * 2.3 - 0.4)
+    ax.set_ylim(-0.75 if notes else -0.1, 1.15)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_triad(legs: Mapping[str, str] | None = None, title: str = "") -> Any:
+    """The RAG triad: question, context and answer at the corners of a triangle, one judged check on each
+    edge (context relevance, groundedness, answer relevance); ``legs`` maps a check to a text printed under
+    its name (a score)."""
+    plt = _plt()
+    legs = dict(legs or {})
+    corners = {"question": (0.0, 0.0), "context": (1.0, 1.5), "answer": (2.0, 0.0)}
+    edges = [("question", "context", "context relevance"), ("context", "answer", "groundedness"),
+             ("answer", "question", "answer relevance")]
+    fig, ax = plt.subplots(figsize=(6.8, 3.8))
+    for a, b, name in edges:
+        (x0, y0), (x1, y1) = corners[a], corners[b]
+        ax.plot([x0, x1], [y0, y1], color="#888", lw=2, zorder=1)
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        dy = -0.28 if name == "answer relevance" else 0.0
+        dx = {"context relevance": -0.75, "groundedness": 0.75}.get(name, 0.0)
+        label = name + (f"\n{legs[name]}" if name in legs else "")
+        ax.text(mx + dx, my + dy, label, ha="center", va="center", fontsize=9, color="#d62728")
+    for name, (x, y) in corners.items():
+        ax.add_patch(plt.Circle((x, y), 0.26, color=_CORE, zorder=2))
+        ax.text(x, y, name, ha="center", va="center", fontsize=8, color="white", zorder=3)
+    ax.set_xlim(-1.6, 3.6)
+    ax.set_ylim(-0.6, 1.9)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_funnel(stages: Sequence[tuple[str, int]], title: str = "") -> Any:
+    """Counts that shrink stage by stage (candidates, then what each filter leaves) as horizontal bars,
+    the first on top, each labelled with its count."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(stages) + 1.0))
+    top = max((c for _, c in stages), default=1) or 1
+    for i, (name, value) in enumerate(stages):
+        y = len(stages) - 1 - i
+        ax.barh(y, value, left=(top - value) / 2, color=_CORE if i in (0, len(stages) - 1) else _OPTIONAL)
+        ax.text(top + top * 0.02, y, f"{name}: {value}", va="center", fontsize=8)
+    ax.set_xlim(0, top * 1.6)
+    ax.set_yticks([])
+    ax.set_xticks([])
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_counts(matrix: Any, rows: Sequence[str], cols: Sequence[str], row_title: str = "",
+                col_title: str = "", title: str = "") -> Any:
+    """A table of counts as a shaded grid with each count written in its cell: a confusion matrix (a judge
+    against labels), two annotators' cross-table."""
+    import numpy as np
+
+    plt = _plt()
+    m = np.asarray(matrix, dtype=float)
+    fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.4, 0.7 * len(rows) + 1.6))
+    ax.imshow(m, cmap="Blues", vmin=0, vmax=max(float(m.max()), 1.0))
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            v = m[i, j]
+            ax.text(j, i, f"{v:g}", ha="center", va="center", fontsize=10,
+                    color="white" if v > 0.6 * m.max() else "#222")
+    ax.set_xticks(range(len(cols)), cols, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_xlabel(col_title, fontsize=9)
+    ax.set_ylabel(row_title, fontsize=9)
+    ax.xaxis.set_label_position("top")
+    ax.xaxis.tick_top()
+    if title:
+        ax.set_title(title, fontsize=10, pad=28)
+    fig.tight_layout()
+    return fig
+
+
+def draw_intervals(estimates: Sequence[tuple[str, float, float, float]], reference: float | None = None,
+                   reference_label: str = "", xlabel: str = "", title: str = "") -> Any:
+    """Estimates with their intervals, one row each: (label, value, low, high), the first on top; a dashed
+    vertical line at ``reference`` (chance, zero, a target)."""
+    plt = _plt()
+    n = len(estimates)
+    fig, ax = plt.subplots(figsize=(8, 0.45 * n + 1.2))
+    for i, (_, value, low, high) in enumerate(estimates):
+        y = n - 1 - i
+        ax.plot([low, high], [y, y], color=_CORE, lw=2.5)
+        ax.plot([value], [y], "o", color="#08306b")
+    ax.set_yticks(range(n), [e[0] for e in reversed(estimates)], fontsize=8)
+    if reference is not None:
+        ax.axvline(reference, ls="--", color="#d62728", lw=1.2)
+        if reference_label:
+            ax.text(reference, n - 0.4, reference_label, color="#d62728", fontsize=8, ha="center")
+    ax.set_ylim(-0.6, n - 0.1 + (0.4 if reference_label else 0))
+    if xlabel:
+        ax.set_xlabel(xlabel, fontsize=9)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()

@@ -34,6 +34,12 @@ def test_reasonable_forms_of_a_share_are_read(answer):
     assert read_number(answer, "P@4", share=True) == (0.75, "")
 
 
+@pytest.mark.parametrize("answer", ["-125/771", "\u2212125/771", "kappa = -125 / 771"])
+def test_a_negative_fraction_is_read_whole(answer):
+    """A kappa written as a fraction keeps its sign: "-125/771" is one number, not -125 and 0.162."""
+    assert read_number(answer, "kappa") == (-125 / 771, "")
+
+
 @pytest.mark.parametrize("answer,says", [
     (True, "not True"),
     (math.nan, "NaN"),

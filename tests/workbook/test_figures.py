@@ -10,10 +10,15 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from ragworkbook.workbook.figures import (  # noqa: E402
+    draw_counts,
     draw_course_map,
+    draw_flow,
+    draw_funnel,
+    draw_intervals,
     draw_ngram_matches,
     draw_ranking,
     draw_similarity,
+    draw_triad,
     draw_windows,
 )
 
@@ -55,3 +60,37 @@ def test_the_similarity_matrix_outlines_each_rows_best_match(shape):
     fig = draw_similarity(m, [f"r{i}" for i in range(shape[0])], [f"c{j}" for j in range(shape[1])])
     outlined = [p for p in fig.axes[0].patches if not p.get_fill()]
     assert len(outlined) == shape[0] and all(p.get_x() == shape[1] - 1.5 for p in outlined)
+
+
+def test_a_flow_is_one_box_a_step_with_an_arrow_between_two():
+    fig = draw_flow(["question", "retrieve", "answer"], notes=["", "top 3", ""], highlight=[1])
+    ax = fig.axes[0]
+    arrows = [t for t in ax.texts if isinstance(t, matplotlib.text.Annotation)]
+    assert len(ax.patches) == 3 and len(arrows) == 2
+    assert "top 3" in _texts(fig)
+
+
+def test_the_triad_names_its_three_corners_and_its_legs_with_their_scores():
+    texts = _texts(draw_triad({"groundedness": "0.85"}))
+    assert {"question", "context", "answer"} <= set(texts)
+    assert "groundedness\n0.85" in texts and "context relevance" in texts
+
+
+def test_a_funnel_draws_one_bar_a_stage_centred_and_labelled():
+    fig = draw_funnel([("candidates", 300), ("kept", 30)])
+    bars = fig.axes[0].patches
+    assert [b.get_width() for b in bars] == [300, 30] and bars[1].get_x() == 135
+    assert "kept: 30" in _texts(fig)
+
+
+def test_a_table_of_counts_writes_each_count_in_its_cell():
+    fig = draw_counts([[5, 1], [2, 7]], ["judge: yes", "judge: no"], ["label: yes", "label: no"])
+    assert sorted(_texts(fig)) == ["1", "2", "5", "7"]
+
+
+def test_intervals_are_drawn_from_low_to_high_with_the_reference():
+    fig = draw_intervals([("judge", 0.4, 0.2, 0.6), ("baseline", 0.9, 0.8, 1.0)], reference=0.5,
+                         reference_label="chance")
+    spans = sorted(tuple(line.get_xdata()) for line in fig.axes[0].lines if len(line.get_xdata()) == 2
+                   and line.get_xdata()[0] != line.get_xdata()[1])
+    assert spans == [(0.2, 0.6), (0.8, 1.0)] and "chance" in _texts(fig)

@@ -56,7 +56,7 @@ __all__ = [
 
 #: words that turn a statement into its negation ("it is not 28.4", "isn't", "never")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
-_FRACTION = re.compile(r"(?<![\w.@/])(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])"
+_FRACTION = re.compile(r"(?<![\w.@/-])([-+]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])"
                        r"|(?<![\w.@/])(\d+)\s+(?:out\s+)?of\s+(\d+)(?![\w./])")  # "3/4", "47 of 48"
 _FRACTION_WORDS = re.compile(r"\b(?:halves|half|thirds?|quarters?|fifths?|sixths?|tenths?)\b", re.IGNORECASE)
 _PLAIN = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")

@@ -11,7 +11,7 @@ from ragworkbook.corpus.pages import load_corpus
 from ragworkbook.corpus.synthetic import copy_ratio, filter_questions, generate_questions, load_examples
 from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
 
 _QUESTION = "How many identical layers are in the encoder stack?"
 _CHUNK = "p03-c02"
@@ -31,12 +31,12 @@ def _ratio() -> float:
 
 @exercise("08.1", "How much of a question is copied",
           "Predict copy_ratio (the longest run of words shared with the chunk / the question's length in "
-          "words) of 'How many identical layers are in the encoder stack?' against chunk p03-c02, then "
-          "compute it.",
+          "words) of 'How many identical layers are in the encoder stack?' against chunk p03-c02, to 3 "
+          "decimals (or as a fraction), then compute it.",
           reveals=[r"code:copy_ratio\("])
-def _check_ratio(answer: Any) -> tuple[bool, str]:
+def _ratio_answer() -> Number:
     n = len(re.findall(r"\w+", _QUESTION))
-    return close(answer, _ratio(), what="the copy ratio", share=True, mistakes=[
+    return Number(_ratio(), 3, "the copy ratio", share=True, mistakes=[
         Mistake(1.0, "the question is not one sentence of the chunk copied whole: find the longest run of "
                      "consecutive words the two share"),
         Mistake(0.0, "some consecutive words of the question do appear in the chunk")],
@@ -67,11 +67,12 @@ def _recorded_result() -> Any:
 
 
 @exercise("08.2", "How many candidates survive",
-          "Predict how many of the generated candidates survive every filter, then count result.kept.",
-          reveals=[r"code:filter_questions\(", r"questions survive", r"\bkept\s+\d+"])
-def _check_kept(answer: Any) -> tuple[bool, str]:
+          "Predict how many of the generated candidates survive every filter (a whole number), then count "
+          "result.kept.",
+          reveals=[r"code:filter_questions\(", r"questions survive", r"\bkept\s+\d+", r"kept \(\d+\)"])
+def _kept_answer() -> Count:
     result = _recorded_result()
-    return count(answer, len(result.kept), "the number of survivors",
+    return Count(len(result.kept), "the number of survivors",
                  more="read the answers above again: how many of them are a few words copied from the "
                       "chunk, as the span filter demands?",
                  fewer="some candidates do pass every filter (not all of them are right, as section 2 shows)")
@@ -103,10 +104,11 @@ def _copies_hit_rate(retriever: str = "dense") -> tuple[float, int]:
 
 @exercise("08.3", "The easy questions",
           "Predict the dense retriever's hit rate@3 on the questions dropped as copies of their chunk (each "
-          "labelled with its source chunk), then compute it with evaluate_retriever.",
+          "labelled with its source chunk), to 3 decimals (or as a fraction), then compute it with "
+          "evaluate_retriever.",
           reveals=[r"code:evaluate_retriever\("])
-def _check_copies(answer: Any) -> tuple[bool, str]:
-    return close(answer, _copies_hit_rate()[0], what="hit rate@3", share=True, mistakes=[
+def _copies_answer() -> Number:
+    return Number(_copies_hit_rate()[0], 3, "hit rate@3", share=True, mistakes=[
         Mistake(_copies_hit_rate("bm25")[0],
                 "that is BM25's hit rate; the task asks for the dense retriever")],
         low="a question made of its chunk's own sentence is an easy query: the source chunk is usually found",

@@ -19,7 +19,7 @@ from ragworkbook.judging.metrics import (
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.replay import ReplayGenerator
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, same_items, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, same_items, solves
 
 
 def _carbon_verdicts() -> list[int]:
@@ -36,12 +36,12 @@ def _moved() -> float:
 @exercise("09.1", "Move the useless chunk",
           "The carbon-pricing ranking has its only irrelevant chunk at rank 1. Predict RAGAS context "
           "precision "
-          "when that chunk is moved to the last rank (the other four keep their order), then compute it with "
-          "context_precision_from_verdicts.",
+          "when that chunk is moved to the last rank (the other four keep their order), to 3 decimals, then "
+          "compute it with context_precision_from_verdicts.",
           reveals=[r"code:\[1:\]\s*\+\s*\w+\[:1\]"],  # the first verdict moved to the end
           reveals_value=False)  # 1.0 is printed for many other things in the notebook
-def _check_moved(answer: Any) -> tuple[bool, str]:
-    return close(answer, _moved(), what="context precision", share=True, mistakes=[
+def _moved_answer() -> Number:
+    return Number(_moved(), 3, "context precision", share=True, mistakes=[
         Mistake(simple_context_precision(_carbon_verdicts()),
                 "that is the chapter's relevant / retrieved, which ignores the order; RAGAS averages "
                 "precision@k over the ranks that hold a useful chunk"),
@@ -75,11 +75,11 @@ def _mean_faithfulness() -> float:
           "One of the eight answers has no faithfulness (its outcome is undefined: the judge found no "
           "claim). "
           "Predict the mean faithfulness the package reports for the eight answers: is it the mean of seven "
-          "scores, or of eight with a 0? Compute it from the report's aggregate.",
+          "scores, or of eight with a 0? Give it to 3 decimals, then compute it from the report's aggregate.",
           reveals=[r"code:\.summary\(", r"code:aggregates\["])
-def _check_mean(answer: Any) -> tuple[bool, str]:
+def _mean_answer() -> Number:
     agg = _eight().aggregates["faithfulness"]
-    return close(answer, _mean_faithfulness(), what="mean faithfulness", share=True, mistakes=[
+    return Number(_mean_faithfulness(), 3, "mean faithfulness", share=True, mistakes=[
         Mistake(float(agg.mean) * agg.n / (agg.n + agg.undefined + agg.failed),
                 "that averages the undefined answer in as a 0: an undefined score is counted beside the "
                 "mean, never inside it")],
@@ -107,7 +107,7 @@ def _judge_vs_labels() -> list[str]:
           "List the answers (ids like 'q2') whose chunks the judge rated all irrelevant to the question "
           "(context relevance 0.0) while the labels written by the project's authors mark at least one of "
           "those chunks relevant.",
-          reveals=[r"code:author_labels", r"chunks relevant \(labels\)"],
+          reveals=[r"code:author_labels", r"chunks relevant \(labels\)", r"labels mark two"],
           reveals_value=False)  # the ids are printed everywhere; the labels beside the judge reveal it
 def _check_disagree(answer: Any) -> tuple[bool, str]:
     return same_items(answer, _judge_vs_labels(), what="the answers")

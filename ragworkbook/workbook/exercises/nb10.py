@@ -13,7 +13,7 @@ from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
 from ragworkbook.pipeline.answers import load_answers
-from ragworkbook.workbook.exercises import Mistake, Solution, close, close_each, count, exercise, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Numbers, Solution, exercise, solves
 
 _RELEVANT = [1, 1, 0, 0, 0, 0]
 _USED = [1, 0, 0, 0, 0, 1]
@@ -26,18 +26,20 @@ def _coverage() -> tuple[float, float]:
 
 @exercise("10.1", "Completeness and utilization from verdicts",
           "Six context sentences; sentences 1 and 2 are relevant, the answer uses sentences 1 and 6. "
-          "Predict (completeness, utilization), then compute them with coverage_from_verdicts.",
+          "Predict (completeness, utilization), each to 3 decimals (or as a fraction), then compute them "
+          "with coverage_from_verdicts.",
           reveals=[r"code:coverage_from_verdicts\(\s*\[1,\s*1,\s*0,\s*0,\s*0,\s*0\]"])
-def _check_cov(answer: Any) -> tuple[bool, str]:
+def _cov_answer() -> Numbers:
     used_relevant = sum(r and u for r, u in zip(_RELEVANT, _USED, strict=True))
-    return close_each(answer, _coverage(), ("completeness", "utilization"), share=True, mistakes=[
-        [Mistake(sum(_USED) / sum(_RELEVANT), "completeness counts only the used sentences that are "
-                                              "relevant (sentence 6 is not)"),
-         Mistake(used_relevant / sum(_USED), "that divides by the used sentences; completeness divides "
-                                             "by the relevant ones")],
-        [Mistake(used_relevant / len(_USED), "utilization counts every used sentence, relevant or not"),
-         Mistake(sum(_USED) / sum(_RELEVANT), "utilization divides by all six sentences, not by the "
-                                              "relevant ones")]])
+    comp, util = _coverage()
+    return Numbers([
+        Number(comp, 3, "completeness", share=True, mistakes=[
+            Mistake(sum(_USED) / sum(_RELEVANT), "completeness counts only the used sentences that are "
+                                                 "relevant (sentence 6 is not)")]),
+        Number(util, 3, "utilization", share=True, mistakes=[
+            Mistake(used_relevant / len(_USED), "utilization counts every used sentence, relevant or not"),
+            Mistake(sum(_USED) / sum(_RELEVANT), "utilization divides by all six sentences, not by the "
+                                                 "relevant ones")])])
 
 
 @solves("10.1")
@@ -70,11 +72,11 @@ def _contradictions() -> tuple[int, int, list[str]]:
 
 @exercise("10.2", "How often the judge says contradiction",
           "Over the eight answers of notebook 07, predict how many of the judge's NLI labels (on the claims "
-          "it extracted itself, scored answers only) are 'contradiction', then count them.",
-          reveals=[r"code:[\"']contradicted[\"']\s*:", r"nine contradictions"])
-def _check_contra(answer: Any) -> tuple[bool, str]:
+          "it extracted itself, scored answers only) are 'contradiction' (a whole number), then count them.",
+          reveals=[r"code:[\"']contradicted[\"']\s*:", r"nine contradictions", r"contradicted\s+neutral"])
+def _contra_answer() -> Count:
     want, total, _ = _contradictions()
-    return count(answer, want, "the number of contradictions", mistakes=[
+    return Count(want, "the number of contradictions", mistakes=[
         Mistake(total, "that is every label the judge gave; count only the 'contradiction' ones")],
         more="the judge says entailment to most claims",
         fewer="look at each result's detail['counts']: one answer holds several contradictions")
@@ -104,12 +106,12 @@ def _qe() -> float:
 # 0.667 is also a faithfulness score printed in the notebook's tables: a coincidence
 @exercise("10.3", "A QuestEval score by hand",
           "Expected answers '8', '64', 'the base model'; the context's answers '8', '512', 'base model'. "
-          "Predict the QuestEval-style score (mean SQuAD token F1), then compute it with "
-          "questeval_from_answers.",
+          "Predict the QuestEval-style score (mean SQuAD token F1), to 3 decimals (or as a fraction), then "
+          "compute it with questeval_from_answers.",
           reveals=[r"code:questeval_from_answers\(\s*\[\s*[\"']8[\"']"], reveals_value=False)
-def _check_qe(answer: Any) -> tuple[bool, str]:
+def _qe_answer() -> Number:
     strict = sum(float(e == c) for e, c in zip(_EXPECTED, _FROM_CONTEXT, strict=True)) / len(_EXPECTED)
-    return close(answer, _qe(), what="the score", share=True, mistakes=[
+    return Number(_qe(), 3, "the score", share=True, mistakes=[
         Mistake(strict, "that compares the strings exactly; SQuAD normalisation drops the article 'the' "
                         "before comparing tokens")],
         low="SQuAD normalisation drops the article: is 'base model' then the same as 'the base model'?",

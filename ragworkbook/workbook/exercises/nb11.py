@@ -1,10 +1,9 @@
 """Exercises of notebook 11 (judging the judge) and their solutions.
 
 The answers that need the judge replay the recorded ``judge-check`` runs of the embedded model
-(``ragworkbook/data/recordings/judge_check_*.json``). A checker reads a number with
-:func:`~ragworkbook.workbook.exercises.checking.read_number` (a number or a sentence: "about 0.98",
-"47 of 48", "98%"; several numbers or a negation refused) and points at the mistake a wrong value
-suggests, never at its distance.
+(``ragworkbook/data/recordings/judge_check_*.json``). Every answer is a number declared with the precision
+its task asks for (:class:`~ragworkbook.workbook.exercises.checking.Number`); a wrong value gets the hint of
+the mistake it equals, never its distance.
 """
 
 from __future__ import annotations
@@ -12,12 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ragworkbook.workbook.exercises import Solution, exercise, solves
-from ragworkbook.workbook.exercises.checking import read_number
-
-
-def _near(x: float, y: float, tol: float) -> bool:
-    return abs(x - y) <= tol
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, solves
 
 
 @cache
@@ -39,22 +33,15 @@ def _constant_accuracy() -> float:
 
 @exercise("11.1", "A judge that cannot tell",
           "A judge gives every WikiEval answer the same faithfulness, 0.7. Predict its pairwise accuracy as "
-          "the package counts it (a tie counts half), then compute it with pairwise_accuracy.")
-def _check_constant(answer: Any) -> tuple[bool, str]:
-    x, why = read_number(answer, "the pairwise accuracy", share=True)
-    if x is None:
-        return False, why
-    expected = _constant_accuracy()
-    if _near(x, expected, 1e-3):
-        return True, "every pair is a tie, and a tie counts half: the chance level"
-    if _near(x, 0.0, 1e-3):
-        return False, "that counts every tie as a loss; the package counts a tie as half a pair"
-    if _near(x, 0.7, 1e-3):
-        return False, "0.7 is the score the judge gives, not how often it ranks the good answer first"
-    if x > 1 or x < 0:
-        return False, "a pairwise accuracy is a share of pairs, between 0 and 1"
-    return False, ("count the pairs: every one is a tie (both answers get 0.7), and each tie is worth "
-                   "half a win")
+          "the package counts it (a tie counts half), to 2 decimals, then compute it with pairwise_accuracy.",
+          reveals=[r"code:pairwise_accuracy\(\[0\.7\]"],
+          reveals_value=False)  # 0.5, chance, is printed for many other things
+def _constant_answer() -> Number:
+    hint = "count the pairs: every one is a tie (both answers get 0.7), and each tie is worth half a win"
+    return Number(_constant_accuracy(), 2, "the pairwise accuracy", share=True, mistakes=[
+        Mistake(0.0, "that counts every tie as a loss; the package counts a tie as half a pair"),
+        Mistake(0.7, "0.7 is the score the judge gives, not how often it ranks the good answer first")],
+        low=hint, high=hint)
 
 
 @solves("11.1")
@@ -86,26 +73,19 @@ def _confusion() -> Any:
 
 @exercise("11.2", "Kappa by hand",
           "From the confusion table of the embedded judge's verdicts on WikiEval faithfulness (printed just "
-          "above), compute Cohen's kappa by hand: p_o from the diagonal, p_e from the row and column "
-          "totals, then (p_o - p_e) / (1 - p_e).")
-def _check_kappa(answer: Any) -> tuple[bool, str]:
-    x, why = read_number(answer, "kappa")
-    if x is None:
-        return False, why
+          "above), compute Cohen's kappa by hand, to 3 decimals: p_o from the diagonal, p_e from the row and "
+          "column totals, then (p_o - p_e) / (1 - p_e).",
+          reveals=[r"kappa by hand = -?\d"])
+def _kappa_answer() -> Number:
     _, p_o, p_e, kappa = _confusion()
-    if _near(x, kappa, 5e-3):
-        return True, "the judge agrees with the labels less often than chance would"
-    if _near(x, p_o, 5e-3):
-        return False, ("that is p_o, the raw agreement: subtract the chance agreement p_e, then divide by "
-                       "1 - p_e")
-    if _near(x, p_o - p_e, 5e-3):
-        return False, "that is p_o - p_e: divide it by 1 - p_e"
-    if _near(x, -kappa, 5e-3):
-        return False, "check the sign: is p_o above or below p_e here?"
-    if _near(x, p_e, 5e-3):
-        return False, "that is p_e, the chance agreement; kappa compares p_o with it"
-    return False, ("recompute p_e: for each label, (row total x column total) / n squared, summed over "
-                   "the two labels")
+    hint = "recompute p_e: for each label, (row total x column total) / n squared, summed over the two labels"
+    return Number(kappa, 3, "kappa", mistakes=[
+        Mistake(p_o, "that is p_o, the raw agreement: subtract the chance agreement p_e, then divide by "
+                     "1 - p_e"),
+        Mistake(p_o - p_e, "that is p_o - p_e: divide it by 1 - p_e"),
+        Mistake(-kappa, "check the sign: is p_o above or below p_e here?"),
+        Mistake(p_e, "that is p_e, the chance agreement; kappa compares p_o with it")],
+        low=hint, high=hint)
 
 
 @solves("11.2")
@@ -130,22 +110,16 @@ def _paraphrase_support() -> Any:
 
 @exercise("11.3", "Word support of a faithful paraphrase",
           f"Context: {_WS_CONTEXT!r}. Answer: {_WS_ANSWER!r} (true, in other words). Predict its word "
-          "support: the share of its content words (stop words such as 'the' and 'on' left out, words "
-          "compared by their stems) that occur in the context.")
-def _check_support(answer: Any) -> tuple[bool, str]:
-    x, why = read_number(answer, "the word support", share=True)
-    if x is None:
-        return False, why
-    ws = _paraphrase_support()
-    if _near(x, ws.score, 5e-3):
-        return True, f"{ws.supported} of {ws.total} content words; 'commenced' is not the context's word"
-    if _near(x, 1.0, 5e-3):
-        return False, ("word support does not know synonyms: is every content word of the answer, as "
-                       "written, in the context?")
-    if _near(x, 4 / 7, 5e-3) or _near(x, 5 / 7, 5e-3):
-        return False, "leave the stop words out ('the', 'on'): only the content words are counted"
-    return False, ("list the content words (film, festival, commenced, 30, August) and look for each in "
-                   "the context")
+          "support, to 3 decimals (or as a fraction): the share of its content words (stop words such as "
+          "'the' and 'on' left out, words compared by their stems) that occur in the context.")
+def _support_answer() -> Number:
+    hint = "list the content words (film, festival, commenced, 30, August) and look for each in the context"
+    return Number(_paraphrase_support().score, 3, "the word support", share=True, mistakes=[
+        Mistake(1.0, "word support does not know synonyms: is every content word of the answer, as written, "
+                     "in the context?"),
+        Mistake(4 / 7, "leave the stop words out ('the', 'on'): only the content words are counted"),
+        Mistake(5 / 7, "leave the stop words out ('the', 'on'): only the content words are counted")],
+        low=hint, high=hint)
 
 
 @solves("11.3")
@@ -162,24 +136,17 @@ def _position() -> Any:
 
 @exercise("11.4", "Position bias",
           "On the RAGChecker pairs the embedded judge was asked every pair in both orders. Of its "
-          "order-verdicts that preferred an answer, what share preferred the answer shown first? "
-          "(No position bias: 0.5.)")
-def _check_first(answer: Any) -> tuple[bool, str]:
-    x, why = read_number(answer, "the share", share=True)
-    if x is None:
-        return False, why
-    pb = _position()
-    rate = float(pb["rate"].value)
-    if _near(x, rate, 5e-3):
-        return True, f"{pb['first']} of {pb['decisive']} decisive order-verdicts chose the answer shown first"
-    if _near(x, 1 - rate, 5e-3):
-        return False, "that is the share choosing the answer shown second"
-    if x > 1:
-        return False, "a share is between 0 and 1 (write 3 of 4 as 0.75, or as '3 of 4')"
-    if _near(x, 0.5, 0.05):
-        return False, "that is a judge without position bias; look at the forward and backward verdicts"
-    return False, ("count, over both orders, the verdicts that chose the answer shown first (A when A came "
-                   "first, B when B came first), and divide by every verdict that chose an answer")
+          "order-verdicts that preferred an answer, what share preferred the answer shown first? Give it to "
+          "3 decimals (or as a fraction); no position bias would be 0.5.",
+          reveals=[r"shown first in \d+ of \d+"])
+def _first_answer() -> Number:
+    rate = float(_position()["rate"].value)
+    hint = ("count, over both orders, the verdicts that chose the answer shown first (A when A came first, B "
+            "when B came first), and divide by every verdict that chose an answer")
+    return Number(rate, 3, "the share", share=True, mistakes=[
+        Mistake(1 - rate, "that is the share choosing the answer shown second"),
+        Mistake(0.5, "that is a judge without position bias; look at the forward and backward verdicts")],
+        low=hint, high=hint)
 
 
 @solves("11.4")
@@ -204,20 +171,16 @@ def _rg() -> float:
 @exercise("11.5", "Correct a judge's hallucination rate",
           "A judge with TPR 0.9 (it catches 90% of hallucinated answers) and TNR 0.8 (it clears 80% of "
           "faithful ones) flags 32% of a system's answers as hallucinated. Predict the true hallucination "
-          "rate with the Rogan-Gladen formula, then compute it with rogan_gladen.")
-def _check_rg(answer: Any) -> tuple[bool, str]:
-    x, why = read_number(answer, "the corrected rate", share=True)
-    if x is None:
-        return False, why
-    if _near(x, _rg(), 2e-3):
-        return True, "nearly half of the apparent 32% is the judge flagging faithful answers"
-    if _near(x, _APPARENT, 2e-3):
-        return False, "that is the apparent rate, before the correction"
-    if _near(x, _APPARENT + _TNR - 1, 2e-3):
-        return False, "that is the numerator, apparent + TNR - 1: divide it by TPR + TNR - 1"
-    if _near(x, _APPARENT / _TPR, 2e-3):
-        return False, "dividing by TPR alone forgets the faithful answers the judge flags (1 - TNR of them)"
-    return False, "use p = (apparent + TNR - 1) / (TPR + TNR - 1)"
+          "rate with the Rogan-Gladen formula, to 3 decimals, then compute it with rogan_gladen.")
+def _rg_answer() -> Number:
+    hint = "use p = (apparent + TNR - 1) / (TPR + TNR - 1)"
+    return Number(_rg(), 3, "the corrected rate", share=True, mistakes=[
+        Mistake(_APPARENT, "that is the apparent rate, before the correction"),
+        Mistake(_APPARENT + _TNR - 1, "that is the numerator, apparent + TNR - 1: divide it by "
+                                      "TPR + TNR - 1"),
+        Mistake(_APPARENT / _TPR, "dividing by TPR alone forgets the faithful answers the judge flags "
+                                  "(1 - TNR of them)")],
+        low=hint, high=hint)
 
 
 @solves("11.5")

@@ -8,7 +8,7 @@ from typing import Any
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.evaluation.lost_in_the_middle import edges_order, states_reference
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, same_items, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, same_items, solves
 from ragworkbook.workbook.quality_model import end_to_end_quality
 
 _TARGET, _CEILING = 0.5, 0.9
@@ -22,12 +22,14 @@ def _retrieval_needed() -> float:
 
 @exercise("12.1", "The retrieval a target needs",
           "Under the product model with the chapter's implied generation ceiling of 0.9, what retrieval "
-          "quality does an end-to-end quality of 0.5 need, with perfect generation?",
+          "quality does an end-to-end quality of 0.5 need, with perfect generation? Give it to 3 decimals "
+          "(or as a fraction).",
           # 0.56 is too common a sight (a bound of an interval) to look for: the longer renderings only
           reveals=[r"code:end_to_end_quality\([^)]*0\.5", r"code:ceiling_for\([^)]*0\.5",
-                   r"(?<![\d.])0\.5556?(?!\d)", r"(?<![\d.])55\.6\s?%"], reveals_value=False)
-def _check_ceiling(answer: Any) -> tuple[bool, str]:
-    return close(answer, _retrieval_needed(), what="the retrieval quality", share=True, mistakes=[
+                   r"(?<![\d.])0\.5556(?!\d)", r"(?<![\d.])0\.556(?!\d)", r"(?<![\d.])55\.6\s?%"],
+          reveals_value=False)
+def _ceiling_answer() -> Number:
+    return Number(_retrieval_needed(), 3, "the retrieval quality", share=True, mistakes=[
         Mistake(_TARGET, "that ignores the ceiling: with it, perfect retrieval gives only 0.9"),
         Mistake(end_to_end_quality(_TARGET, 1.0, ceiling=_CEILING),
                 "that is the end-to-end quality at retrieval 0.5; the task asks the other way round")],
@@ -80,10 +82,10 @@ def _edge_position() -> int:
 @exercise("12.3", "Best chunks at the edges",
           "The placement strategy puts the highest-scored chunks at the start and the end of the "
           "context. With five retrieved chunks, predict the position (1-5) at which edges_order puts the "
-          "rank-2 chunk.",
-          reveals=[r"code:edges_order\(", r"\[1, 3, 5, 4, 2\]"])
-def _check_edge(answer: Any) -> tuple[bool, str]:
-    return count(answer, _edge_position(), "the position", mistakes=[
+          "rank-2 chunk (a whole number).",
+          reveals=[r"code:edges_order\(\[1, 2, 3, 4, 5\]", r"\[1, 3, 5, 4, 2\]"])
+def _edge_answer() -> Count:
+    return Count(_edge_position(), "the position", mistakes=[
         Mistake(2, "that is where it sits in retrieval order; the strategy moves the strong chunks to the "
                    "two ends"),
         Mistake(3, "the middle is where the weakest chunk goes")],

@@ -7,7 +7,7 @@ from typing import Any
 from ragworkbook.evaluation.monitoring import Step, gate_series
 from ragworkbook.evaluation.report import Report
 from ragworkbook.stats.resampling import paired_test
-from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, read_count, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
 
 
 def _p_after_losses(losses: int, n: int = 8) -> float:
@@ -23,16 +23,11 @@ def _min_losses(alpha: float = 0.05, n: int = 8) -> int:
 @exercise("13.1", "How many lost questions the gate can see",
           "Of eight questions, a new step loses some outright (hit rate 1 -> 0) and leaves the rest. "
           "Predict the smallest number of losses for which the gate (exact randomisation test, alpha 0.05) "
-          "calls hit_rate@3 worse, then compute it with paired_test.",
+          "calls hit_rate@3 worse (a whole number), then compute it with paired_test.",
           reveals=[r"\b(?:six|6) (?:lost )?questions (?:must|to) (?:flip|be lost)",
                    r"needs (?:six|6) questions", r"p = 2 ?/ ?2\^k"])
-def _check_losses(answer: Any) -> tuple[bool, str]:
-    value, why = read_count(answer, "the number of lost questions")
-    if value is None:
-        return False, why
-    if not 1 <= value <= 8:
-        return False, "the number of lost questions is between 1 and 8 (there are eight questions)"
-    return count(value, _min_losses(), "the number of lost questions",
+def _losses_answer() -> Count:
+    return Count(_min_losses(), "the number of lost questions",
                  fewer="with that many losses the gate still passes: how many of the 2^k sign patterns are "
                        "as extreme as k losses all pointing the same way?",
                  more="the gate already fails with fewer losses: compute p for each count from 1 up")
@@ -114,18 +109,18 @@ _ALPHA = 0.05
 @exercise("13.3", "False alerts a year",
           "An alert rule fires when the KS test's p-value is below 0.05 alone. It checks one window of "
           "traffic a week, 52 weeks a year, against the same baseline, and the traffic never changes. "
-          "Predict how many false alerts it raises in a year, on average.",
+          "Predict how many false alerts it raises in a year, on average, to 2 decimals.",
           reveals=[r"\d false alerts? (?:a|per) year", r"52 ?[x×*] ?0\.05"])
-def _check_false_alerts(answer: Any) -> tuple[bool, str]:
+def _false_alerts_answer() -> Number:
     want = _WEEKS * _ALPHA
-    return close(answer, want, 0.02, "the expected number of false alerts",
-                 mistakes=[Mistake(_ALPHA, "that is the chance of a false alert in one week; the question "
-                                           "asks for a year of weekly checks"),
-                           Mistake(0.0, "when nothing changed, a test at the 5% level still rejects in 5% of "
-                                        "the windows: that is what its level means"),
-                           Mistake(_WEEKS * (1 - _ALPHA), "that counts the weeks the rule stays quiet")],
-                 low="a p-value below 0.05 happens by chance in one window of twenty",
-                 high="a p-value below 0.05 happens by chance in one window of twenty, not more")
+    return Number(want, 2, "the expected number of false alerts",
+                  mistakes=[Mistake(_ALPHA, "that is the chance of a false alert in one week; the question "
+                                            "asks for a year of weekly checks"),
+                            Mistake(0.0, "when nothing changed, a test at the 5% level still rejects in 5% "
+                                         "of the windows: that is what its level means"),
+                            Mistake(_WEEKS * (1 - _ALPHA), "that counts the weeks the rule stays quiet")],
+                  low="a p-value below 0.05 happens by chance in one window of twenty",
+                  high="a p-value below 0.05 happens by chance in one window of twenty, not more")
 
 
 @solves("13.3")

@@ -12,7 +12,7 @@ from scipy import stats
 from ragworkbook.judging.datasets import load_ragchecker
 from ragworkbook.judging.ragchecker import checking_metrics, example_metrics
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, solves
 
 
 def _raw_pearson() -> float:
@@ -29,10 +29,10 @@ def _raw_pearson() -> float:
 @exercise("14.1", "Does the rescaling matter?",
           "RAGChecker's meta_eval.py rescales its score differences to [-2, 2] before correlating them with "
           "the human labels. Predict the overall Pearson x 100 without the rescaling (raw differences, "
-          "missing ones still replaced by the median), then compute it.",
+          "missing ones still replaced by the median), to 2 decimals, then compute it.",
           reveals=[r"code:pearsonr\("], reveals_value=False)
-def _check_raw(answer: Any) -> tuple[bool, str]:
-    return close(answer, _raw_pearson(), 0.005, what="Pearson x 100", mistakes=[
+def _raw_answer() -> Number:
+    return Number(_raw_pearson(), 2, "Pearson x 100", mistakes=[
         Mistake(_raw_pearson() / 100, "that is the coefficient itself; the task asks for it x 100")],
         low="what does a linear rescaling of one variable do to Pearson's coefficient?",
         high="what does a linear rescaling of one variable do to Pearson's coefficient?")
@@ -56,11 +56,11 @@ def _precision_first() -> float:
 
 @exercise("14.2", "RAGChecker's precision from its claim labels",
           "In RAGChecker's committed example, the first response has 11 claims; the ground-truth answer "
-          "entails 8 of them (answer2response). Predict the first result's precision (a fraction), then "
-          "compute it with checking_metrics.",
+          "entails 8 of them (answer2response). Predict the first result's precision, to 3 decimals (or as a "
+          "fraction), then compute it with checking_metrics.",
           reveals=[r"code:checking_metrics\("])
-def _check_precision(answer: Any) -> tuple[bool, str]:
-    return close(answer, _precision_first(), what="the precision", share=True, mistakes=[
+def _precision_answer() -> Number:
+    return Number(_precision_first(), 3, "the precision", share=True, mistakes=[
         Mistake(100 * _precision_first(), "RAGChecker prints x 100; the task asks for the fraction"),
         Mistake(checking_metrics(_results()[0])["recall"],
                 "that is the recall (ground-truth claims the response states); precision counts the "
@@ -94,11 +94,11 @@ def _counts() -> list[tuple[int, int]]:
 @exercise("14.3", "One more claim",
           "The committed outputs give precision 76.4, the mean of 8/11 and 4/5, x 100. Suppose the claim "
           "extractor had found one more claim in the second response, one the ground-truth answer does not "
-          "entail. Predict the printed precision (x 100, one decimal).",
+          "entail. Predict the printed precision (x 100), to 1 decimal.",
           reveals=[r"code:example_metrics\("])
-def _check_one_more(answer: Any) -> tuple[bool, str]:
+def _one_more_answer() -> Number:
     (e1, n1), (e2, n2) = _counts()[:2]
-    return close(answer, _precision_with_one_more_in_second(), 0.05, what="the precision", mistakes=[
+    return Number(_precision_with_one_more_in_second(), 1, "the precision", mistakes=[
         Mistake(round(100 * (e1 / (n1 + 1) + e2 / n2) / 2, 1),
                 "that adds the claim to the first response; the task adds it to the second"),
         Mistake(round(100 * (e1 + e2) / (n1 + n2 + 1), 1),

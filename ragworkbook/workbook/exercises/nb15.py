@@ -9,7 +9,7 @@ from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.evaluation.compare import compare_reports
 from ragworkbook.evaluation.outputs import evaluate_outputs
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, same_items, solves, yes_no
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, same_items, solves, yes_no
 
 _QUESTION = "What optimizer was used for training?"
 _NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
@@ -44,16 +44,18 @@ def _bm25_worse() -> bool:
 
 @exercise("15.1", "Recall of one answer, by id",
           "Predict the dense system's Recall@3 on the optimizer question from its retrieved and relevant "
-          "context ids, then check it with the report.",
+          "context ids, to 3 decimals (or as a fraction), then check it with the report.",
           reveals=[r"code:recall_by_hand", r"code:per_q\["])
-def _check_recall(answer: Any) -> tuple[bool, str]:
+def _recall_answer() -> Number:
     (rec,) = [r for r in _records("dense") if r["user_input"] == _QUESTION]
     found = len(set(rec["retrieved_context_ids"][:3]) & set(rec["reference_context_ids"]))
-    return close(answer, _recall_optimizer(), 1e-3, what="Recall@3", share=True, mistakes=[
-        Mistake(found / 3, "that divides by the 3 retrieved passages (precision); recall divides by the "
-                           "number of relevant ones")],
-        low="count the relevant ids among the first three retrieved again",
-        high="recall divides by every relevant id of the record, retrieved or not")
+    precision = Mistake(found / 3, "that divides by the 3 retrieved passages (precision); recall divides by "
+                                   "the number of relevant ones")
+    # a mistake that gives the right number here (3 relevant ids) is no mistake to name
+    return Number(_recall_optimizer(), 3, "Recall@3", share=True,
+                  mistakes=[precision] if abs(precision.value - _recall_optimizer()) > 5e-4 else [],
+                  low="count the relevant ids among the first three retrieved again",
+                  high="recall divides by every relevant id of the record, retrieved or not")
 
 
 @solves("15.1")

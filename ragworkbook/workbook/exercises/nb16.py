@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ragworkbook.evaluation.abstention import risk_coverage
 from ragworkbook.evaluation.hallucination import HallucinationSummary, summarize_claims
 from ragworkbook.judging.datasets import load_wikieval
 from ragworkbook.metrics.numeric import check_numbers
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, solves
 
 
 def author_verdicts() -> dict[str, list[int]]:
@@ -25,11 +24,12 @@ def _summary() -> HallucinationSummary:
 
 @exercise("16.1", "The hallucination rate of eight answers",
           "From the claim table (labels written by the project's authors), compute the hallucination rate of "
-          "the eight answers: the share of answers with at least one unsupported claim.",
+          "the eight answers, to 2 decimals (or as a fraction): the share of answers with at least one "
+          "unsupported claim.",
           reveals=[r"hallucination rate 0\.62", r"code:summarize_claims\("])
-def _check_rate(answer: Any) -> tuple[bool, str]:
+def _rate_answer() -> Number:
     s = _summary()
-    return close(answer, s.rate.value, 0.005, "the hallucination rate", share=True, mistakes=[
+    mistakes = [
         Mistake(s.faithfulness, "that is the mean faithfulness (the mean share of supported claims per "
                                 "answer); the rate counts answers with any unsupported claim"),
         Mistake(1 - s.faithfulness, "that is one minus the mean faithfulness, an average over claims per "
@@ -38,9 +38,15 @@ def _check_rate(answer: Any) -> tuple[bool, str]:
                                            "rate counts answers, not claims"),
         Mistake(s.claim_support.value, "that is the share of supported claims over all claims"),
         Mistake(1 - s.rate.value, "that is the share of answers whose every claim is supported: the "
-                                  "complement of what is asked")],
-        low="an answer counts as soon as one of its claims is unsupported, even if others are supported",
-        high="an answer with every claim supported does not count")
+                                  "complement of what is asked")]
+    distinct: list[Mistake] = []  # one hint per value (a mean faithfulness of 0.5 is its own complement)
+    for m in mistakes:
+        if all(abs(m.value - d.value) > 0.005 for d in distinct) and abs(m.value - s.rate.value) > 0.005:
+            distinct.append(m)
+    return Number(s.rate.value, 2, "the hallucination rate", share=True, mistakes=distinct,
+                  low="an answer counts as soon as one of its claims is unsupported, even if others are "
+                      "supported",
+                  high="an answer with every claim supported does not count")
 
 
 @solves("16.1")
@@ -73,13 +79,13 @@ def _random_rate() -> float:
 @exercise("16.2", "Abstaining at random",
           "The numeric check answers only the WikiEval answers with no number missing from their context and "
           "withholds the others. Suppose instead the system withheld as many answers, chosen at random. "
-          "Predict the expected hallucination rate among the answers it gives.",
+          "Predict the expected hallucination rate among the answers it gives, to 2 decimals.",
           reveals=[r"random \(mean of", r"flat at the overall"], reveals_value=False)
-def _check_random(answer: Any) -> tuple[bool, str]:
+def _random_answer() -> Number:
     conf, loss = numeric_signal()
     curve = risk_coverage(conf, loss)
     numeric_risk = float(curve.risk[list(curve.thresholds).index(0.0)])
-    return close(answer, _random_rate(), 0.01, "the expected rate", share=True, mistakes=[
+    return Number(_random_rate(), 2, "the expected rate", share=True, mistakes=[
         Mistake(numeric_risk, "that is what the numeric check gives; a random choice knows nothing about "
                               "which answers are ungrounded"),
         Mistake(0.0, "withholding answers at random removes right and wrong ones alike")],

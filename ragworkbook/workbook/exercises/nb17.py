@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ragworkbook.corpus.chunking import chunk_pages
 from ragworkbook.corpus.eval_set import load_eval_set
@@ -15,7 +14,7 @@ from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
 from ragworkbook.stats.agreement import accuracy, cohen_kappa, kappa_interpretation
 from ragworkbook.stats.sample_size import items_for_width
-from ragworkbook.workbook.exercises import Mistake, Solution, close, count, exercise, read_count, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
 
 
 def _sign(x: int) -> str:
@@ -40,11 +39,12 @@ def _kappa_parts() -> tuple[float, float, float, float]:
 
 @exercise("17.1", "Two annotators, corrected for chance",
           "RAGChecker's two annotators each gave all 280 pairs an overall preference from -2 to 2. Collapse "
-          "each label to its sign (A, tie, B) and compute Cohen's kappa between the two annotators.",
+          "each label to its sign (A, tie, B) and compute Cohen's kappa between the two annotators, to 2 "
+          "decimals.",
           reveals=[r"code:annotator_agreement\(", r"code:cohen_kappa\(s1", r"kappa \(A/tie/B\)"])
-def _check_kappa(answer: Any) -> tuple[bool, str]:
+def _kappa_answer() -> Number:
     kappa, raw, kappa5, weighted5 = _kappa_parts()
-    return close(answer, kappa, 0.005, "kappa", mistakes=[
+    return Number(kappa, 2, "kappa", mistakes=[
         Mistake(raw, "that is the raw agreement; kappa subtracts the agreement chance alone would give from "
                      "each annotator's own label frequencies"),
         Mistake(kappa5, "that is kappa on the five-point scale; the task collapses each label to its sign"),
@@ -57,7 +57,7 @@ def _check_kappa(answer: Any) -> tuple[bool, str]:
 @solves("17.1")
 def _solve_kappa() -> Solution:
     kappa, raw, kappa5, weighted5 = _kappa_parts()
-    return Solution(round(kappa, 4),
+    return Solution(kappa,
                     f"The signs agree on {raw:.3f} of the pairs (p_o); from each annotator's own frequencies "
                     "of A, tie and B, chance alone would give p_e = the sum over labels of the product of "
                     f"their shares; kappa = (p_o - p_e) / (1 - p_e) = {kappa:.3f} "
@@ -71,18 +71,16 @@ _P, _WIDTH = 0.2, 0.1
 
 @exercise("17.2", "How many answers to label",
           "You expect a hallucination rate near 0.2 and want to know it to within +-0.05: a 95% Wilson "
-          "interval at most 0.1 wide. How many answers must you label? Compute it with items_for_width.",
+          "interval at most 0.1 wide. How many answers must you label (a whole number)? Compute it with "
+          "items_for_width.",
           reveals=[r"code:items_for_width\(0\.1, 0\.2", r"width 0\.1 \(±0\.05\)"])
-def _check_items(answer: Any) -> tuple[bool, str]:
-    value, why = read_count(answer, "the number of answers")
-    if value is None:
-        return False, why
+def _items_answer() -> Count:
     wilson = items_for_width(_WIDTH, _P)
     wald = items_for_width(_WIDTH, _P, method="wald")
-    if value == wald and wald != wilson:
-        return True, (f"the number of answers is {wald} with the Wald formula n = z^2 p (1 - p) / h^2; "
-                      f"the Wilson interval the task names needs {wilson}: one answer hardly matters")
-    return count(value, wilson, "the number of answers", mistakes=[
+    wald_hint = ("that is the Wald formula n = z^2 p (1 - p) / h^2; the task names the Wilson interval, "
+                 "which needs a slightly different n")
+    wald_mistake = [Mistake(wald, wald_hint)] if wald != wilson else []
+    return Count(wilson, "the number of answers", mistakes=wald_mistake + [
         Mistake(items_for_width(_WIDTH, 0.5), "that is the worst case p = 0.5; the task expects a rate "
                                               "near 0.2, which needs fewer"),
         Mistake(items_for_width(_WIDTH / 2, _P), "that makes the interval 0.05 wide in all (+-0.025); the "
@@ -140,12 +138,12 @@ def _merged() -> MergeResult:
 @exercise("17.3", "What a week's merge adds",
           "The week-2 batch printed above is merged into v1 with merge_batch (exact duplicates after "
           "normalisation dropped, questions with a similarity of 0.85 or more to one already in the set held "
-          "back). Predict how many of its items are added.",
+          "back). Predict how many of its items are added (a whole number).",
           reveals=[r"code:merge_batch\(v1", r"added \['d1'"])
-def _check_added(answer: Any) -> tuple[bool, str]:
+def _added_answer() -> Count:
     res = _merged()
     n_batch = len(res.added) + len(res.duplicates) + len(res.near_duplicates) + len(res.clashes)
-    return count(answer, len(res.added), "the number of items added", mistakes=[
+    return Count(len(res.added), "the number of items added", mistakes=[
         Mistake(n_batch, "that is the whole batch: some of its questions repeat others"),
         Mistake(n_batch - 1, "one repeat is still counted: one question is asked twice word for word, and "
                              "another differs from an earlier one by only a few words")],

@@ -20,8 +20,7 @@ from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.results import JudgedResult, JudgeSample
 from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
-from ragworkbook.stats.agreement import accuracy
-from ragworkbook.workbook.exercises import Mistake, Solution, close, exercise, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
 
 #: WikiEval faithfulness pairs judged with the reworded prompt (all the recorded pairs) and, for the
 #: self-preference check, the questions the judge's own model answered without the context.
@@ -45,40 +44,49 @@ def ff_samples(pairs: list[WikiEvalPair]) -> list[JudgeSample]:
             for p in pairs for w, it in (("good", p.good), ("bad", p.bad))]
 
 
+def _longer_count(name: str) -> tuple[int, int]:
+    """(pairs whose good answer has more words than the bad one, pairs) of a WikiEval data set."""
+    pairs = load_wikieval(name).pairs
+    return sum(word_count(p.good.answer or "") > word_count(p.bad.answer or "") for p in pairs), len(pairs)
+
+
 def _good_longer_share() -> float:
-    pairs = load_wikieval("faithfulness").pairs
-    return sum(word_count(p.good.answer or "") > word_count(p.bad.answer or "") for p in pairs) / len(pairs)
+    k, n = _longer_count("faithfulness")
+    return k / n
 
 
 def _ar_good_longer_share() -> float:
-    pairs = load_wikieval("answer_relevance").pairs
-    return sum(word_count(p.good.answer or "") > word_count(p.bad.answer or "") for p in pairs) / len(pairs)
+    k, n = _longer_count("answer_relevance")
+    return k / n
 
 
 @exercise("18.1", "How long are the grounded answers?",
-          "In what share of WikiEval's 50 faithfulness pairs is the grounded answer the longer of the two, "
-          "in words (ragworkbook.judging.biases.word_count)? That is the pairwise accuracy of a 'judge' that "
-          "always prefers the longer answer.",
+          "In how many of WikiEval's 50 faithfulness pairs is the grounded answer the longer of the two, in "
+          "words (ragworkbook.judging.biases.word_count)? Give a whole number; divided by 50 it is the "
+          "pairwise accuracy of a 'judge' that always prefers the longer answer.",
           reveals=[r"grounded answer is the longer", r"always prefers? the longer.*\d"])
-def _check_longer(answer: Any) -> tuple[bool, str]:
-    return close(answer, _good_longer_share(), 0.005, "the share", share=True, mistakes=[
-        Mistake(_ar_good_longer_share(), "that is the answer-relevance pairs (the complete answer against "
-                                         "the incomplete one); the task asks about the faithfulness pairs"),
-        Mistake(1 - _good_longer_share(), "that is the share of pairs whose ungrounded answer is the "
-                                          "longer")],
-        low="count the pairs whose grounded answer has more words than the ungrounded one",
-        high="an answer written without its context is often the wordier one")
+def _longer_answer() -> Count:
+    k, n = _longer_count("faithfulness")
+    ar, _ = _longer_count("answer_relevance")
+    mistakes = [Mistake(n - k, "that counts the pairs whose grounded answer is not the longer")]
+    if ar not in (k, n - k):
+        mistakes.insert(0, Mistake(ar, "that is the answer-relevance pairs (the complete answer against the "
+                                       "incomplete one); the task asks about the faithfulness pairs"))
+    return Count(k, "the number of pairs", mistakes=mistakes,
+                 fewer="count the pairs whose grounded answer has more words than the ungrounded one",
+                 more="an answer written without its context is often the wordier one")
 
 
 @solves("18.1")
 def _solve_longer() -> Solution:
-    share = _good_longer_share()
-    return Solution(share, f"The grounded answer is the longer in {share:.2f} of the pairs: the answers "
-                           "written without the context are usually wordier. A judge that likes length would "
-                           f"be right on {share:.2f} of these pairs, far below chance, while on the "
-                           "answer-relevance pairs the same taste would look good "
-                           f"({_ar_good_longer_share():.2f}): length has to be measured against the labels "
-                           "of each data set.")
+    k, n = _longer_count("faithfulness")
+    share = k / n
+    return Solution(k, f"The grounded answer is the longer in {k} of {n} pairs ({share:.2f}): the answers "
+                       "written without the context are usually wordier. A judge that likes length would be "
+                       f"right on {share:.2f} of these pairs, far below chance, while on the "
+                       f"answer-relevance pairs the same taste would look good "
+                       f"({_ar_good_longer_share():.2f}): length has to be measured against the labels of "
+                       "each data set.")
 
 
 def own_and_other() -> tuple[list[JudgedResult], list[JudgedResult], list[str | None]]:
@@ -104,13 +112,13 @@ def _self_preference() -> SelfPreference:
 @exercise("18.2", "Lenient with its own text?",
           "From the table of the judge's faithfulness on the ungrounded answers written by its own model and "
           "by gpt-3.5, compute the self-preference excess: the share of its own answers it passes (score "
-          "1.0) minus the share of gpt-3.5's it passes, each among the scored answers.",
+          "1.0) minus the share of gpt-3.5's it passes, each among the scored answers, to 2 decimals.",
           reveals=[r"code:self_preference\(", r"self-preference excess [-+−]?\d"])
-def _check_excess(answer: Any) -> tuple[bool, str]:
+def _excess_answer() -> Number:
     sp = _self_preference()
     n_own, n_other = sp.own.n + sp.unscored_own, sp.other.n + sp.unscored_other
     unscored_as_failed = sp.own.k / n_own - sp.other.k / n_other
-    return close(answer, sp.excess, 0.005, "the excess", mistakes=[
+    return Number(sp.excess, 2, "the excess", mistakes=[
         Mistake(-sp.excess, "the sign: own minus other, so a judge more lenient with its own text is "
                             "positive"),
         Mistake(unscored_as_failed, "an answer without a score (failed or no claim) is left out of both "
@@ -122,7 +130,7 @@ def _check_excess(answer: Any) -> tuple[bool, str]:
 @solves("18.2")
 def _solve_excess() -> Solution:
     sp = _self_preference()
-    return Solution(round(sp.excess, 4),
+    return Solution(sp.excess,
                     f"Own answers passed: {sp.own.k} of {sp.own.n}; gpt-3.5's: {sp.other.k} of "
                     f"{sp.other.n}; excess {sp.own.value:.3f} - {sp.other.value:.3f} = {sp.excess:+.3f} "
                     f"(Fisher's exact p = {sp.p_value:.2f}). Both groups are ungrounded by construction, "
@@ -142,35 +150,35 @@ def prompt_runs() -> tuple[list[JudgedResult], list[JudgedResult], list[int]]:
     return original, reworded, labels
 
 
-def _flip_rate() -> tuple[float, float, float]:
+def _flip_rate() -> tuple[Any, int, float]:
+    """The share of verdicts that change with the wording (a proportion, ``k`` of ``n``), the number that
+    stay, and Cohen's kappa between the two wordings."""
     original, reworded, labels = prompt_runs()
     ps = prompt_sensitivity([r.score for r in original], [r.score for r in reworded], labels=labels)
     verdicts = [(int(a.score >= 1.0), int(b.score >= 1.0)) for a, b in zip(original, reworded, strict=True)
                 if a.score is not None and b.score is not None]
-    agree = accuracy([a for a, _ in verdicts], [b for _, b in verdicts])
-    return ps.flips.value, agree, ps.kappa
+    stay = sum(a == b for a, b in verdicts)
+    return ps.flips, stay, ps.kappa
 
 
 @exercise("18.3", "Same question, other words",
           "The same claims, judged under the package's faithfulness prompt and under a reworded one that "
-          "asks the same thing. Over the items scored under both, what share of the yes/no verdicts "
-          "(faithful when the score is 1.0) changes with the wording?",
-          reveals=[r"code:prompt_sensitivity\(", r"change with the wording: \d", r"(?<![\d.])0\.278",
-                   r"15 of 54"],
-          reveals_value=False)  # its two-digit rendering, 0.28, is also exercise 18.1's unrelated answer
-def _check_flips(answer: Any) -> tuple[bool, str]:
-    flips, agree, _ = _flip_rate()
-    return close(answer, flips, 0.005, "the share of changed verdicts", share=True, mistakes=[
-        Mistake(agree, "that is the share of verdicts that stay the same; the task asks for those that "
-                       "change")],
-        low="compare the two verdicts of each item: score >= 1.0 is 'faithful' under each wording",
-        high="count only the items scored under both wordings, and only verdicts that differ")
+          "asks the same thing. Over the items scored under both, how many of the yes/no verdicts (faithful "
+          "when the score is 1.0) change with the wording? Give a whole number.",
+          reveals=[r"code:prompt_sensitivity\(", r"change with the wording: \d", r"15 of 54"])
+def _flips_answer() -> Count:
+    flips, stay, _ = _flip_rate()
+    return Count(flips.k, "the number of changed verdicts", mistakes=[
+        Mistake(stay, "that is the number of verdicts that stay the same; the task asks for those that "
+                      "change")],
+        fewer="compare the two verdicts of each item: score >= 1.0 is 'faithful' under each wording",
+        more="count only the items scored under both wordings, and only verdicts that differ")
 
 
 @solves("18.3")
 def _solve_flips() -> Solution:
-    flips, agree, kappa = _flip_rate()
-    return Solution(round(flips, 4), f"{flips:.3f} of the verdicts change with the wording ({agree:.3f} "
-                                     f"stay); Cohen's kappa between the two wordings is {kappa:.2f}. A judge "
-                                     "whose verdicts move with a rewording this often measures its prompt as "
-                                     "much as the answers.")
+    flips, stay, kappa = _flip_rate()
+    return Solution(flips.k, f"{flips.k} of the {flips.n} verdicts change with the wording ({flips}; {stay} "
+                             f"stay); Cohen's kappa between the two wordings is {kappa:.2f}. A judge whose "
+                             "verdicts move with a rewording this often measures its prompt as much as the "
+                             "answers.")
