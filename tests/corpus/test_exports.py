@@ -36,7 +36,9 @@ def test_every_tool_and_export_method_is_there():
                  "Dataset.to_json()", "Dataset.to_parquet()", "EvaluationDataset.save_as(file_type='csv')",
                  "EvaluationDataset.save_as(file_type='json')",
                  "EvaluationDataset.save_as(file_type='jsonl')",
-                 "DataFrame.to_csv(index=False)", "DataFrame.to_parquet(index=False)"):
+                 "DataFrame.to_csv(index=False)", "DataFrame.to_parquet(index=False)",
+                 "json.dump(EvaluationDataset.to_list())",
+                 "EvaluationDataset.to_pandas().to_parquet(index=False)"):
         assert call in calls
     orients = {c for c in calls if c.startswith("DataFrame.to_json")}
     assert len(orients) == 6  # records, split, index, columns, table, and records as JSON Lines
