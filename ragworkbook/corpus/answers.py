@@ -302,6 +302,8 @@ def _str_id(x: Any) -> str:
 #: accepted name -> canonical field (for the fast path)
 _CANON = {name: canon for canon, names in FIELDS.items() for name in names}
 _KNOWN = frozenset(_CANON)
+#: deepeval's own field names: a record with one of them is deepeval's, and its 'context' is read
+_DEEPEVAL_NAMES = frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
 
 
 def _visible(text: str) -> bool:
@@ -468,6 +470,12 @@ def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, 
             problems.append((place, f"{where(line, index)}: a record must be a JSON object, got "
                                     f"{type(rec).__name__}"))
             continue
+        if "context" in rec and not _DEEPEVAL_NAMES.intersection(rec):
+            # 'context' is deepeval's reference contexts only in a deepeval record; elsewhere (SQuAD-style
+            # files) it is often the passage given: left out and listed, as before
+            rec = {k: v for k, v in rec.items() if k != "context"}
+            if "context" not in ignored:
+                ignored.append("context")
         for key in rec:
             if key not in _KNOWN and key not in ignored:
                 ignored.append(str(key))

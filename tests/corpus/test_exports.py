@@ -123,3 +123,12 @@ def test_parquet_through_a_pipe_and_a_broken_parquet_file(tmp_path):
     broken.write_bytes(b"PAR1 not really")
     with pytest.raises(DatasetError, match="not a readable Parquet file"):
         load_answer_records(broken)
+
+
+def test_context_is_deepevals_reference_contexts_only_in_a_deepeval_record():
+    from ragworkbook.corpus.answers import answer_records
+
+    squad = answer_records([{"question": "q", "answer": "a", "context": {"title": "a passage given"}}])
+    assert squad.ignored == ["context"] and squad.records[0].reference_contexts is None
+    deepeval = answer_records([{"input": "q", "actual_output": "a", "context": "x|y"}])
+    assert deepeval.ignored == [] and deepeval.records[0].reference_contexts == ["x", "y"]
