@@ -81,9 +81,13 @@ def _add_ollama_timeout(p: argparse.ArgumentParser) -> None:
 
 
 def _split_names(values: Iterable[str] | None) -> list[str] | None:
+    """The metric names of repeated ``--metric`` options, split at the commas outside parentheses
+    (``answer_correctness(weight=0.25,beta=2)`` is one name)."""
     if not values:
         return None
-    return [v.strip() for chunk in values for v in chunk.split(",") if v.strip()]
+    from ragworkbook.metrics.registry import split_names
+
+    return [v.strip() for chunk in values for v in split_names(chunk) if v.strip()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -497,6 +501,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if lines:
         print("not scored:")
         print("\n".join(lines))
+    if m.get("judge_ledger"):
+        from ragworkbook.judging.ledger import format_ledger
+
+        print(format_ledger(m["judge_ledger"], m.get("judge", "")))
     if args.out:
         print(f"report saved to {args.out}")
     sys.stdout.flush()
@@ -542,6 +550,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_metrics(args: argparse.Namespace) -> int:
+    """``ragworkbook metrics [NAME ...]``: every metric's card, from the registry (``--markdown``: the
+    README's table)."""
+    from ragworkbook.metrics.cards import cards, markdown_table
+
+    if args.markdown:
+        print(markdown_table())
+        return 0
+    print(cards(args.family, args.names or None))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """``ragworkbook compare A.json B.json``: paired tests per metric; exit 1 when B is significantly
     worse on a ``--fail-if-worse`` metric, that metric cannot be compared, or it is a judged metric
@@ -576,7 +596,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete}
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete,
+               "judge_ledger": {"a": a.meta.get("judge_ledger"), "b": b.meta.get("judge_ledger")}}
         print(json.dumps(out, indent=2))
     else:
         print(f"A = {args.report_a}\nB = {args.report_b}\n"
@@ -584,6 +605,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
               f"[ci_low, ci_high] = the differences the same test does not reject at alpha "
               f"({cmp.ci_method}), so it excludes 0 exactly when p < alpha")
         print(cmp.table.to_string(float_format=lambda x: f"{x:.3f}"))
+        from ragworkbook.judging.ledger import format_ledgers
+
+        costs = format_ledgers(a.meta.get("judge_ledger"), b.meta.get("judge_ledger"))
+        if costs:
+            print(costs)
     for m in gate.worse:
         print(f"REGRESSION: B is significantly worse than A on {m}", file=sys.stderr)
     for m, why in gate.not_compared.items():
@@ -599,6 +625,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for which, why in cmp.incomplete.items():
             print(f"note: report {which} is incomplete: {why}", file=sys.stderr)
     return 0 if gate.passed else 1
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``ragworkbook report FILE [--html OUT]``: print a saved report (table, what was not scored, the
+    judge's ledger), or write it as one self-contained HTML page."""
+    from ragworkbook.evaluation.report import Report
+
+    report = Report.load(args.file)
+    if args.html:
+        from ragworkbook._io import check_not_input, check_writable
+        from ragworkbook.evaluation.html_report import write_html
+
+        check_writable(args.html)
+        check_not_input(args.html, {"FILE": args.file}, option="--html")
+        path = write_html(report, args.html, title=args.title, source=str(args.file))
+        print(f"HTML report written to {path} ({len(report.rows)} questions, {len(report.metrics)} metrics)")
+        return 0
+    print(format_summary(report))
+    lines = _unscored_lines(report)
+    if lines:
+        print("not scored:")
+        print("\n".join(lines))
+    if report.meta.get("judge_ledger"):
+        from ragworkbook.judging.ledger import format_ledger
+
+        print(format_ledger(report.meta["judge_ledger"], report.meta.get("judge", "")))
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -896,12 +949,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    p = add("schema", cmd_schema, help="print the JSON Schema of an input format (answers, eval-set)",
-            description="Print the JSON Schema of an input file format: `answers` (the outputs of a RAG "
-            "system, for `eval --answers`) or `eval-set` (the questions, for `eval --eval-set`). Each "
-            "schema's description states the accepted file forms, field names, the id rule and where "
-            "relevance comes from. Without a name: list the schemas and their files.")
-    p.add_argument("name", nargs="?", choices=["answers", "eval-set"], help="which schema")
+    p = add("metrics", cmd_metrics, help="print every metric's card: definition, parameters, conventions",
+            description="Every metric of the registry with its definition, names, needs, parameters (type, "
+            "default, range), conventions (direction, range, aggregate), trec_eval names, targets and the "
+            "judge-check that measures its judge. Give names to see only those.")
+    p.add_argument("names", nargs="*", metavar="NAME", help="metrics to show (default: all)")
+    p.add_argument("--family", choices=("retrieval", "generation", "judged"), default=None,
+                   help="only this family")
+    p.add_argument("--markdown", action="store_true", help="the README's metric table instead")
+
+    p = add("schema", cmd_schema, help="print the JSON Schema of a file format (answers, eval-set, report)",
+            description="Print the JSON Schema of a file format: `answers` (the outputs of a RAG "
+            "system, for `eval --answers`), `eval-set` (the questions, for `eval --eval-set`) or `report` "
+            "(the report `eval --out` writes, which `compare` and `report` read). Each input schema's "
+            "description states the accepted file forms, field names, the id rule and where relevance comes "
+            "from. Without a name: list the schemas and their files.")
+    p.add_argument("name", nargs="?", choices=["answers", "eval-set", "report"],
+                   help="which schema (report: the file `eval --out` writes)")
     p.add_argument("--path", action="store_true", help="print the schema file's path instead")
 
     p = add("compare", cmd_compare, help="compare two saved reports with paired tests",
@@ -933,6 +997,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-set", default=None,
                    help="also check that both reports are on exactly this eval set's questions")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = add("report", cmd_report, help="show a saved report, or write it as one HTML page (--html OUT)",
+            description="Print a saved report's table and judge ledger, or with --html OUT write it as one "
+            "self-contained HTML page (inline CSS and SVG, nothing fetched): the scores with their 95% "
+            "intervals, failed and undefined counts with their reasons, the judge's card (agreement with "
+            "human labels where `judge-check` measured it, and its baseline), the ledger of calls, tokens "
+            "and seconds, and one row per question. Written atomically, never over the report.")
+    p.add_argument("file", help="a report JSON (`eval --out`)")
+    p.add_argument("--html", default=None, metavar="OUT", help="write the HTML page to OUT")
+    p.add_argument("--title", default=None, help="the page's title (default: the report's name or file)")
 
     p = add("judge-check", cmd_judge_check,
             help="measure a judge against labelled data (WikiEval, RAGChecker), beside its baseline",

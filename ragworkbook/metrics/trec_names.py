@@ -30,7 +30,7 @@ import numpy as np
 
 from ragworkbook.metrics.registry import Metric, MetricSpec, TrecName, parse_metrics, specs
 
-__all__ = ["TREC_ORDER", "SETS", "TrecRequest", "parse_trec_measures", "trec_lines", "is_trec_measure"]
+__all__ = ["TREC_ORDER", "SETS", "TrecRequest", "parse_trec_measures", "trec_lines"]
 
 #: trec_eval's measures in the order it computes and prints them (its measures.c table), those
 #: ragworkbook implements; ``runid`` is the run's name, not a metric.
@@ -62,12 +62,6 @@ def _sets() -> dict[str, tuple[str, ...]]:
 
 #: trec_eval's measure sets, from the specs: ``official`` (its default) and ``all_trec``.
 SETS = _sets()
-
-
-def is_trec_measure(text: str) -> bool:
-    """Whether ``text`` is trec_eval's syntax: a trec_eval measure or set, optionally ``.params``."""
-    root = text.split(".", 1)[0]
-    return root in SETS or root == _RUNID or root in _trec_table()
 
 
 @dataclass

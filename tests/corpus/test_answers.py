@@ -231,7 +231,9 @@ def test_the_fast_and_the_explaining_validators_agree(name):
     agree()
     good = {"answers": {"user_input": "q", "response": "",
                         "retrieved_contexts": ["a", {"id": 1, "text": "b"}]},
-            "eval-set": {"question": "q", "ground_truth": "r", "keyword": None}}[name]
+            "eval-set": {"question": "q", "ground_truth": "r", "keyword": None},
+            "report": {"format": "ragworkbook-report", "version": 2, "meta": {}, "metrics": [],
+                       "aggregates": {}, "rows": []}}[name]
     assert is_valid(good, name) and _validator(name).is_valid(good)
 
 

@@ -216,7 +216,7 @@ def test_generation_scores_frame_and_summary():
     assert math.isnan(gm.generation_summary([], [], metrics=["rouge_l"])["mean_rouge_l"])
 
 
-# --- ROUGE-1 / ROUGE-2 and BLEU with several references (issue 19) -----------------------------
+# --- ROUGE-1 / ROUGE-2 and BLEU with several references -----------------------------
 @pytest.mark.reference
 def test_rouge_n_equals_rouge_score():
     rouge_scorer = reference("rouge_score.rouge_scorer")
