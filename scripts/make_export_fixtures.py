@@ -204,6 +204,22 @@ def write_deepeval(out: Path, manifest: dict[str, Any]) -> None:
         data.save_as(file_type=kind, directory=str(out), file_name="deepeval")
         manifest[f"deepeval.{kind}"] = {"tool": v, "call": f"EvaluationDataset.save_as(file_type={kind!r})",
                                         "fields": "deepeval"}
+    # retrieved contexts with their source (RetrievedContextData): deepeval writes them as
+    # "deepeval_source=SOURCE,deepeval_context=TEXT" and reads them back so
+    from deepeval.test_case import RetrievedContextData
+
+    sourced = []
+    for s in SAMPLES:
+        fields = {DEEPEVAL_NAMES[k]: val for k, val in s.items() if k in DEEPEVAL_NAMES}
+        fields["retrieval_context"] = [RetrievedContextData(context=c, source=i) for c, i in
+                                       zip(s["retrieved_contexts"], s["retrieved_context_ids"], strict=True)]
+        sourced.append(Golden(**fields))
+    data = EvaluationDataset(goldens=sourced)
+    for kind in ("jsonl", "csv"):
+        data.save_as(file_type=kind, directory=str(out), file_name="deepeval_sources")
+        manifest[f"deepeval_sources.{kind}"] = {
+            "tool": v, "call": f"EvaluationDataset.save_as(file_type={kind!r}), RetrievedContextData",
+            "fields": "deepeval"}
 
 
 def main(argv: list[str]) -> int:

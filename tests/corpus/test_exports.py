@@ -55,6 +55,9 @@ def test_the_fixtures_hold_the_forms_that_trip_readers():
     line = json.loads((EXPORTS / "deepeval.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert isinstance(line["retrieval_context"], str)  # deepeval's JSON Lines join them too
     assert (EXPORTS / "hf.parquet").read_bytes()[:4] == b"PAR1"
+    # a context with its source (RetrievedContextData): read as its text, as deepeval reads it back
+    assert "deepeval_source=p5-c2,deepeval_context=In this work" in (
+        EXPORTS / "deepeval_sources.jsonl").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", EXPORTED)
