@@ -199,8 +199,9 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     for rec, (source, ranking, judged, why_not) in zip(answers, relevance, strict=True):
         row = {"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
                "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
-               "reference_contexts": rec.reference_contexts,
                "metrics": {}, "unscored": {}, "relevance": source}
+        if rec.reference_contexts is not None:  # read by the text-based context metrics
+            row["reference_contexts"] = list(rec.reference_contexts)
         if source is not None:
             rankings[rec.id] = ranking
             judgements[rec.id] = judged
