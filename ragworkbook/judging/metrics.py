@@ -47,12 +47,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.ledger import CallLog, Cost, Ledger, charging
 from ragworkbook.judging.prompts import (
     PROMPTS,
     questions_schema,
@@ -461,6 +462,8 @@ class JudgedReport:
     results: dict[str, list[JudgedResult]]
     aggregates: dict[str, Aggregate]
     n_model_calls: int = 0
+    #: what the judging cost, per metric (:mod:`ragworkbook.judging.ledger`)
+    ledger: Ledger = field(default_factory=Ledger)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per sample: ``<metric>`` score and ``<metric>_status`` columns.
@@ -524,10 +527,12 @@ async def ajudge(samples: Sequence[JudgeSample], judge: Judge | None, metrics: S
 
     before = judge.n_model_calls if judge is not None else 0
     bar = tqdm(total=len(samples) * len(base), desc="judging", disable=not progress)
+    log = CallLog()
 
     async def one(metric: Metric, s: JudgeSample) -> JudgedResult:
         extra = {"embed": embed} if embed is not None and "embed" in metric.spec.optional_inputs else {}
-        r = await metric.compute(s, judge, **extra)
+        with charging(log, metric.name):  # every call the judge makes for it is this metric's cost
+            r = await metric.compute(s, judge, **extra)
         bar.update(1)
         return r
 
@@ -543,7 +548,26 @@ async def ajudge(samples: Sequence[JudgeSample], judge: Judge | None, metrics: S
         results[m.name] = judged if source[m] is m else [m.compute(r) for r in judged]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
     calls = (judge.n_model_calls - before) if judge is not None else 0
-    return JudgedReport(results, aggs, n_model_calls=calls)
+    return JudgedReport(results, aggs, n_model_calls=calls, ledger=_ledger(metrics, source, log, judge))
+
+
+def _ledger(wanted: Sequence[Metric], source: dict[Metric, Metric], log: CallLog,
+            judge: Judge | None) -> Ledger:
+    """The cost of each metric asked for: the calls made while computing it; none of its own for a
+    derived metric (``derived``: whose judgments it reuses)."""
+    ledger = Ledger(mode=str(getattr(getattr(judge, "generator", None), "mode", "live")))
+    charged: dict[Metric, str] = {m: m.name for m in wanted if source[m] is m}
+    for m in wanted:
+        base = source[m]
+        if base not in charged:  # derived from a metric not asked for: its judgments are this one's cost
+            charged[base] = m.name
+            ledger.costs[m.name] = log.cost(base.name)
+        elif charged[base] == m.name:
+            ledger.costs[m.name] = log.cost(base.name)
+        else:
+            ledger.costs[m.name] = Cost()
+            ledger.derived[m.name] = charged[base]
+    return ledger
 
 
 def _source(metric: Metric) -> Metric:

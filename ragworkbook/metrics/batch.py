@@ -78,6 +78,13 @@ SCORE_PRECISIONS = ("float64", "float32")
 MetricsArg = str | Metric | Iterable[str | Metric]
 
 
+def _in_order(v: np.ndarray) -> float:
+    """The sum of ``v`` added one value after another, in query order, as trec_eval sums (numpy's
+    ``sum`` adds pairwise, which rounds differently: a mean could differ in its last printed digit)."""
+    v = np.asarray(v, dtype=np.float64)
+    return float(np.cumsum(v)[-1]) if v.size else 0.0
+
+
 @dataclass
 class RunResult:
     """Per-query values and aggregates of a batch evaluation.
@@ -106,10 +113,10 @@ class RunResult:
         v = self.values[metric.name]
         how = metric.spec.aggregate
         if how == "sum":
-            return float(np.sum(v))
+            return _in_order(v)
         if how == "geometric":
-            return float(np.exp(np.mean(np.log(np.maximum(v.astype(float), MIN_GEO_MEAN)))))
-        return float(np.mean(v))
+            return float(np.exp(_in_order(np.log(np.maximum(v.astype(float), MIN_GEO_MEAN))) / len(v)))
+        return _in_order(v) / len(v)
 
     @property
     def mean(self) -> dict[str, float]:

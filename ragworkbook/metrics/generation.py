@@ -16,7 +16,11 @@ value here equals that library called directly on the same inputs:
 - :func:`rouge_l`: rouge-score ``rougeL`` with the Porter stemmer
   (``use_stemmer=True``); the F-measure by default, precision or recall on request.
   rouge-score lowercases and keeps only ``[a-z0-9]`` runs, so "28.4" is the two
-  tokens "28" and "4".
+  tokens "28" and "4"; on ASCII text the tokens here are exactly those. Its tokenizer
+  drops every other letter (ROUGE of two identical Russian or Chinese sentences
+  would be 0.0): :class:`ragworkbook.metrics.words.WordTokenizer` keeps them (a word
+  per run of letters of a spaced script, a word per character of Chinese, Japanese,
+  Thai...). Token F1 splits the words of such unspaced scripts into characters too.
 - :func:`meteor`: NLTK ``meteor_score`` on **whitespace tokens** (``str.split``),
   with the real Princeton WordNet 3.0 prepared offline by :mod:`ragworkbook.metrics.wordnet`
   (never downloaded). NLTK lowercases; punctuation stays attached to words.
@@ -55,6 +59,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 
 if TYPE_CHECKING:
     from ragworkbook.metrics.registry import Metric
@@ -151,7 +157,10 @@ def corpus_bleu(answers: Sequence[str], references: Sequence[str] | Sequence[Seq
 def _rouge_scorer() -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    from ragworkbook.metrics.words import WordTokenizer
+
+    # rouge-score's own tokens on ASCII text; the words of other scripts kept (its tokenizer drops them)
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=WordTokenizer(use_stemmer=True))
 
 
 def rouge_n(answer: str, reference: str, n: int = 1, measure: str = "fmeasure") -> float:
@@ -299,13 +308,29 @@ def exact_match(answer: str, reference: str) -> float:
     return float(normalize_answer(answer) == normalize_answer(reference))
 
 
+def _f1_tokens(normalized: str) -> list[str]:
+    """The tokens of a normalised text: its whitespace-separated words (SQuAD), except that a word of a
+    script written without spaces (Chinese, Japanese, Thai...) is split into its characters
+    (:func:`ragworkbook.metrics.words.words`); ASCII text is unchanged."""
+    out: list[str] = []
+    for token in normalized.split():
+        if token.isascii():
+            out.append(token)
+        else:
+            from ragworkbook.metrics.words import words
+
+            parts = words(token)
+            out.extend(parts if len(parts) > 1 else [token])
+    return out
+
+
 def token_f1(answer: str, reference: str) -> float:
     """SQuAD token F1: harmonic mean of bag-of-token precision and recall after normalisation.
 
     If either side has no tokens: 1.0 when both are empty, else 0.0 (SQuAD v2).
     """
-    a = normalize_answer(_text(answer, "answer")).split()
-    r = normalize_answer(_text(reference, "reference")).split()
+    a = _f1_tokens(normalize_answer(_text(answer, "answer")))
+    r = _f1_tokens(normalize_answer(_text(reference, "reference")))
     if not a or not r:
         return float(a == r)
     same = sum((Counter(a) & Counter(r)).values())
@@ -334,16 +359,22 @@ def generation_scores(answers: Sequence[str], references: Sequence[str],
     accepted: ``rouge_l(measure=recall)``; the columns carry the names as given, in the
     order given) or :class:`~ragworkbook.metrics.registry.Metric` objects; default: all
     of them (``bleu``, ``rouge_l``, ``rouge_1``, ``rouge_2``, ``meteor``,
-    ``embedding_similarity``, ``bertscore_f1``, ``exact_match``, ``token_f1``). Models
-    are loaded once and each model metric runs as one batch.
+    ``embedding_similarity``, ``bertscore_f1``, ``exact_match``, ``token_f1``, ``string_presence``). Models
+    are loaded once and each model metric runs as one batch. The text-based context metrics
+    (:data:`~ragworkbook.metrics.context_text.CONTEXT_SCORERS`) read contexts, not an answer: ValueError.
     """
     import pandas as pd
 
     from ragworkbook.metrics.registry import parse_metrics, specs
 
     a, r = _pairs(answers, references)
-    wanted = parse_metrics(metrics if metrics is not None else [s.name for s in specs("generation")],
-                           "generation")
+    every = [s.name for s in specs("generation") if s.name not in CONTEXT_SCORERS]
+    wanted = parse_metrics(metrics if metrics is not None else every, "generation")
+    text = [m.name for m in wanted if m.kind in CONTEXT_SCORERS]
+    if text:
+        raise ValueError(f"{', '.join(text)} compare contexts with reference contexts, not an answer with a "
+                         "reference: call ragworkbook.metrics.context_text."
+                         f"{wanted[0].kind if len(text) == 1 else 'CONTEXT_SCORERS'} with them")
     cols = {m.name: score_pairs(m, a, r) for m in wanted}
     return pd.DataFrame(cols, index=pd.RangeIndex(len(a), name="pair"))
 

@@ -294,6 +294,7 @@ class MetricSpec:
     reference: str | Callable[..., Any] | None = field(default=None, compare=False)
     batched: bool = False
     optional_inputs: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
     check: str = ""
     targets: tuple[Band, ...] = ()
 
@@ -327,6 +328,8 @@ class MetricSpec:
     def inputs(self) -> tuple[str, ...]:
         """The positional inputs of its implementation (``("ranked",)``, ``("answer", "reference")``,
         ``("answers", "references")``, ``("sample", "judge")``; a derived metric's ``("result",)``)."""
+        if self.reads:  # a metric of other fields than its family's (the contexts, say)
+            return self.reads
         if self.derived_from is not None:
             return _DERIVED_INPUTS
         if self.family == "generation" and self.batched:
@@ -491,6 +494,9 @@ def _needs(*needs: str) -> frozenset[str]:
 _KERNEL = "ragworkbook.metrics.kernels:"
 _REFERENCE = "ragworkbook.metrics.retrieval:"
 _GENERATION = "ragworkbook.metrics.generation:"
+_CONTEXT_TEXT = "ragworkbook.metrics.context_text:"
+_TEXT_THRESHOLD = Param("threshold", float, 0.5, "how similar (1 - normalised Levenshtein distance) a "
+                        "context must be to a reference context to count as the same", low=0.0, high=1.0)
 _JUDGED = "ragworkbook.judging.metrics:"
 _ROUGE_MEASURE = Param("measure", str, "fmeasure", "which ROUGE figure: fmeasure, precision (shared / answer "
                        "n-grams) or recall (shared / reference n-grams)",
@@ -702,6 +708,21 @@ _SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("token_f1", "generation", "token F1",
                "SQuAD token F1: harmonic mean of bag-of-token precision and recall",
                aliases=("f1",), needs=_needs("reference"), default=True, impl=_GENERATION + "token_f1"),
+    MetricSpec("string_presence", "generation", "string presence",
+               "1 if the reference occurs in the answer as written (ragas StringPresence)",
+               aliases=("string_present",), needs=_needs("reference"),
+               impl=_CONTEXT_TEXT + "string_presence"),
+    MetricSpec("non_llm_context_precision", "generation", "context precision by text",
+               "average precision of the retrieved contexts, one relevant when its Levenshtein similarity "
+               "to a reference context is >= the threshold (ragas NonLLMContextPrecisionWithReference)",
+               aliases=("non_llm_context_precision_with_reference",), needs=_needs("contexts"),
+               params=(_TEXT_THRESHOLD,), impl=_CONTEXT_TEXT + "non_llm_context_precision",
+               reads=("contexts", "reference_contexts")),
+    MetricSpec("non_llm_context_recall", "generation", "context recall by text",
+               "share of the reference contexts with a retrieved context of Levenshtein similarity above the "
+               "threshold (ragas NonLLMContextRecall)", needs=_needs("contexts"),
+               params=(_TEXT_THRESHOLD,), impl=_CONTEXT_TEXT + "non_llm_context_recall",
+               reads=("contexts", "reference_contexts")),
     # --- judged ---------------------------------------------------------------------------
     MetricSpec("faithfulness", "judged", "faithfulness",
                "claims of the answer supported by the retrieved context / all claims",

@@ -185,20 +185,32 @@ def _format(value: object, form: str) -> str:
 
 
 def trec_lines(metrics: Sequence[Metric], query_ids: Sequence[str], values: dict[str, np.ndarray],
-               summary: dict[str, float], *, per_query: bool, runid: str | None = None) -> list[str]:
+               summary: dict[str, float], *, per_query: bool, runid: str | None = None,
+               show_summary: bool = True, zscores: bool = False) -> list[str]:
     """trec_eval's output: with ``per_query``, one line per query and metric (query by query), then the
-    ``all`` lines (``runid`` first when given). ``%-22s\\t%s\\t%6.4f``; counts as integers."""
+    ``all`` lines (``runid`` first when given; none without ``show_summary``, trec_eval ``-n``).
+    ``%-22s\\t%s\\t%6.4f``; counts as integers. ``zscores`` (trec_eval ``-Z``): each numeric measure's
+    name printed after a ``Z``, every value (counts too) as ``%6.4f``."""
     lines = []
     shown = [m for m in metrics if m.spec.per_query]
+
+    def name_form(m: Metric) -> tuple[str, str]:
+        if zscores and m.spec.value != "text":
+            return f"Z{m.name:<22}", "float"
+        return f"{m.name:<22}", m.spec.value
+
     if per_query:
-        cols = [(m, values[m.name].tolist()) for m in shown]
+        cols = [(*name_form(m), values[m.name].tolist()) for m in shown]
         for i, qid in enumerate(query_ids):
-            for m, vals in cols:
-                lines.append(f"{m.name:<22}\t{qid}\t{_format(vals[i], m.spec.value)}")
+            for name, form, vals in cols:
+                lines.append(f"{name}\t{qid}\t{_format(vals[i], form)}")
+    if not show_summary:
+        return lines
     if runid is not None:
         lines.append(f"{_RUNID:<22}\tall\t{runid}")
     for m in metrics:
         if m.spec.aggregate == "none":
             continue
-        lines.append(f"{m.name:<22}\tall\t{_format(summary[m.name], m.spec.value)}")
+        name, form = name_form(m)
+        lines.append(f"{name}\tall\t{_format(summary[m.name], form)}")
     return lines
