@@ -708,6 +708,8 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     )
     from ragworkbook.judging.judge import Judge
 
+    if args.dataset.strip().lower() == "ragtruth":
+        return _ragtruth_check(args)
     spec = resolve_dataset(args.dataset)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
@@ -760,6 +762,30 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         if args.out:
             print(f"saved to {args.out}: attach it to a report with `ragworkbook eval --judge --judge-check "
                   f"{args.out}`")
+    return 0
+
+
+def _ragtruth_check(args: argparse.Namespace) -> int:
+    """``judge-check --dataset ragtruth``: response-level hallucination detection on RAGTruth (AUROC, F1 with
+    the threshold chosen on the other half of the sources), per task, for word support and the cheap
+    baselines, beside the published figures."""
+    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook.judging.ragtruth import ragtruth_check
+
+    chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
+                                 ("--recording", args.recording), ("--threshold", args.threshold)) if v]
+    if chosen:
+        raise UsageError(f"{', '.join(chosen)}: on ragtruth judge-check measures word support and the cheap "
+                         "baselines (an LLM judge on RAGTruth is not wired yet); drop the option")
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0 (0 = every response), got {args.limit}")
+    if args.out:
+        check_writable(args.out)
+    result = ragtruth_check(limit=args.limit or None)
+    doc = result.to_dict()
+    if args.out:
+        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else result.format())
     return 0
 
 
@@ -1096,7 +1122,8 @@ def build_parser() -> argparse.ArgumentParser:
             "embedded model's recorded run. WikiEval's good item comes from its construction labels.")
     p.add_argument("--dataset", required=True,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
-                   "wikieval-context-relevance (cr) or ragchecker")
+                   "wikieval-context-relevance (cr), ragchecker, or ragtruth (response-level hallucination "
+                   "detection: word support and the cheap baselines, AUROC and F1 per task)")
     p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
     p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
