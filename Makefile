@@ -57,8 +57,8 @@ lab: setup
 lint: setup
 	$(VENV)/bin/ruff check ragworkbook tests benchmarks
 
-# make bench TREC_EVAL=path/to/trec_eval adds the C trec_eval's row to bench_trec_eval.py (TREC_EVAL=build
-# builds it from the source shipped in tests/data/trec_eval; without it that row is skipped)
+# make bench TREC_EVAL=path/to/trec_eval adds the C trec_eval's row to bench_trec_eval.py (your own build of
+# usnistgov/trec_eval: the project neither ships nor builds it; without it that row is skipped)
 bench: setup
 	$(PY) benchmarks/bench_retrieval_metrics.py
 	$(PY) benchmarks/bench_embedded.py

@@ -18,10 +18,8 @@ bpref, recip_rank, iprec_at_recall_*, P_*):
 - pytrec_eval's whole process (``parse_qrel`` / ``parse_run`` and
   ``RelevanceEvaluator`` with the same measures);
 - the C trec_eval when ``--trec-eval PATH`` (or ``$TREC_EVAL``) is given, at the
-  sizes up to ``--trec-eval-max`` (default 10M lines: see below); ``--trec-eval
-  build`` builds it first from the source shipped with the tests
-  (``tests/data/trec_eval/trec_eval-src-f4253652.tar.gz``, its Makefile as is:
-  the tool "as shipped").
+  sizes up to ``--trec-eval-max`` (default 10M lines: see below). The project
+  neither ships nor builds it: bring your own build of usnistgov/trec_eval.
 
 ragworkbook's modules are byte-compiled first (``compileall``), so that no round
 measures Python compiling them (``PYTHONDONTWRITEBYTECODE`` would make every
@@ -44,7 +42,7 @@ is not a constant. 30M lines take it about 20 minutes; it is skipped above
 The generated files go to a temporary folder, removed afterwards (``--workdir DIR``
 keeps and reuses them). Never commit them. For example::
 
-    python benchmarks/bench_trec_eval.py --trec-eval build --sizes 1e6,3e6,1e7,3e7
+    python benchmarks/bench_trec_eval.py --trec-eval ~/src/trec_eval/trec_eval --sizes 1e6,3e6,1e7,3e7
 """
 
 from __future__ import annotations
@@ -57,13 +55,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TREC_EVAL_SOURCE = ROOT / "tests" / "data" / "trec_eval" / "trec_eval-src-f4253652.tar.gz"
 #: pytrec_eval's peak resident memory per run line (2.27 GB at 10M lines, measured with this generator)
 PYTREC_BYTES_PER_LINE = 230
 
@@ -261,15 +257,6 @@ def available_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def build_trec_eval(work: Path) -> str:
-    """The C trec_eval built from the shipped source with its own Makefile (``make``), in ``work``."""
-    with tarfile.open(TREC_EVAL_SOURCE) as tar:
-        tar.extractall(work, filter="data")
-    subprocess.run(["make", "-C", str(work / "trec_eval")], check=True, capture_output=True)
-    print(f"built the C trec_eval from {TREC_EVAL_SOURCE.name}")
-    return str(work / "trec_eval" / "trec_eval")
-
-
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--generate"]:  # the child process that writes the files
@@ -278,8 +265,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), metavar="PATH",
-                        help="the C trec_eval binary (default $TREC_EVAL); 'build' builds it from the source "
-                        "shipped with the tests")
+                        help="the C trec_eval binary to compare with (default $TREC_EVAL; not built here)")
     parser.add_argument("--trec-eval-max", type=float, default=1e7, metavar="LINES",
                         help="the largest run given to the C trec_eval (its lookup is quadratic)")
     parser.add_argument("--repeat-trec-eval", action="store_true", help="run the C trec_eval every round")
@@ -294,8 +280,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench_trec_eval_"))
     work.mkdir(parents=True, exist_ok=True)
-    if args.trec_eval == "build":
-        args.trec_eval = build_trec_eval(work)
     if args.trec_eval and not shutil.which(args.trec_eval):
         raise SystemExit(f"--trec-eval {args.trec_eval}: not an executable")
     import ragworkbook

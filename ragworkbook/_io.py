@@ -16,28 +16,66 @@
   overwrites the answers, recording or eval set it was made from.
 - :func:`read_input`: the bytes of an input file, which may also be a pipe (``<(cat f)``, a
   named FIFO): a pipe is read once something writes to it, and one nothing writes to is an
-  error after :data:`PIPE_WAIT` seconds instead of a hang. :func:`is_pipe` tells one;
-  :func:`as_regular_file` hands a pipe's content to a reader that opens paths itself.
+  error after :data:`PIPE_WAIT` seconds (``$RAGWORKBOOK_PIPE_WAIT``) instead of a hang.
+  :func:`is_pipe` tells one; :func:`as_regular_file` hands a pipe's content to a reader that
+  opens paths itself.
+- :func:`check_output`: the one check of a command's output path before any work: not empty,
+  not a folder, a device, a pipe or a socket, writable, none of the command's inputs; a
+  symbolic link is written through (the link stays, its target gets the data). The path is
+  then *claimed*: each later atomic write to it first checks, under :func:`file_lock`, that the
+  file on disk is still the one this process last saw or wrote. When another process wrote it
+  meanwhile (two runs with one ``--out``), nothing is replaced: the data goes to a file beside
+  it (``NAME.PID.EXT``) and :class:`OutputConflict` says where.
+
+Every atomic write keeps the mode of the file it replaces (a 0600 report stays 0600), and a
+full disk is a :class:`DiskFull` error naming the path, the old file left as it was.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import select
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PIPE_WAIT", "as_regular_file", "atomic_write_bytes", "atomic_write_text", "atomic_write_json",
-           "check_writable", "check_not_input", "file_lock", "is_pipe", "locked_update", "read_input"]
+__all__ = ["PIPE_WAIT", "DiskFull", "OutputConflict", "as_regular_file", "atomic_write_bytes",
+           "atomic_write_text", "atomic_write_json", "check_output", "check_writable", "check_not_input",
+           "file_lock", "is_pipe", "locked_update", "read_input", "release_outputs"]
 
-#: Seconds :func:`read_input` waits for a pipe's writer to send something before giving up.
+#: Seconds :func:`read_input` waits for a pipe's writer to send something before giving up
+#: (``$RAGWORKBOOK_PIPE_WAIT`` overrides it).
 PIPE_WAIT = 30.0
+
+
+class DiskFull(OSError):
+    """A write that found no space left (ENOSPC, EDQUOT): the message names the file; the file as it
+    was before the write is kept."""
+
+
+class OutputConflict(OSError):
+    """Another process wrote a claimed output (:func:`check_output`) while this one ran: this
+    process's data went to :attr:`saved_to` instead, nothing was replaced."""
+
+    def __init__(self, message: str, saved_to: Path):
+        super().__init__(message)
+        self.saved_to = saved_to
+
+
+def _pipe_wait() -> float:
+    raw = os.environ.get("RAGWORKBOOK_PIPE_WAIT", "").strip()
+    try:
+        value = float(raw) if raw else PIPE_WAIT
+    except ValueError:
+        return PIPE_WAIT
+    return value if value > 0 else PIPE_WAIT
 
 
 def _umask_mode() -> int:
@@ -79,33 +117,175 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     return atomic_write_bytes(path, text.encode(encoding))
 
 
+def _error(cls: type[OSError], code: int, message: str) -> OSError:
+    """``cls(message)`` with ``errno`` set: printed as the message alone (no ``[Errno N]``)."""
+    exc = cls(message)
+    exc.errno = code
+    return exc
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is ("a folder", "a pipe (FIFO)", ...), None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _target(path: Path) -> Path:
+    """Where a write to ``path`` lands: ``path``, or for a symbolic link the file it points to (so the
+    link is kept); OSError for a link loop."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve(strict=False)
+    except RuntimeError:  # pragma: no cover - Python < 3.13 on a loop
+        raise _error(OSError, errno.ELOOP, f"{path}: a symbolic link loop") from None
+
+
+def _state(path: Path) -> tuple[int, int, int, int] | None:
+    """What identifies the current version of ``path`` (device, inode, size, mtime), None when missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+#: claimed outputs (:func:`check_output`): target path -> [the state last seen or written, redirect]
+_CLAIMS: dict[str, list[Any]] = {}
+
+
+def _beside(path: Path) -> Path:
+    """``NAME.PID.EXT`` next to ``path``: where a conflicting write goes."""
+    return path.with_name(f"{path.stem}.{os.getpid()}{path.suffix}")
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically.
 
     The data goes to a temporary file in the same directory, is flushed and
     fsynced, then renamed over ``path``; a reader never sees a half-written
-    file and an interrupted write leaves the old file intact. The file gets the
-    mode an ordinary write would (0666 less the umask). Temporary files left by
-    writers that were killed are removed.
+    file and an interrupted write leaves the old file intact. A new file gets the
+    mode an ordinary write would (0666 less the umask), a replaced file keeps its
+    mode. A symbolic link is written through (the link stays). Refused: a folder,
+    a device, a pipe, a socket (never replaced by a regular file). A full disk is
+    :class:`DiskFull` naming the path (the old file kept). A path claimed by
+    :func:`check_output` that another process wrote meanwhile is not replaced
+    (:class:`OutputConflict`). Temporary files left by writers that were killed are
+    removed.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory; give a file path to write to")
+    path = _target(Path(path))
+    claim = _CLAIMS.get(os.path.abspath(path))
+    if claim is not None and claim[1] is not None:
+        path = claim[1]  # an earlier conflict: this run's data goes beside
+        claim = None
+    if claim is None:
+        _write_file(path, data)
+        return path
+    with file_lock(path):
+        now = _state(path)
+        if now != claim[0]:
+            other = _beside(path)
+            _write_file(other, data)
+            claim[1] = other
+            raise OutputConflict(
+                f"{path} was written by another process while this one ran (two runs with the same output?): "
+                f"it is left as that process wrote it, and this run's output is in {other}; run such "
+                "commands one after the other, or give each its own output file", other)
+        _write_file(path, data)
+        claim[0] = _state(path)
+    return path
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        st = None
+    if st is not None and (what := _kind(st.st_mode)) is not None:
+        if what == "a folder":
+            raise IsADirectoryError(f"{path} is a directory; give a file path to write to")
+        raise _error(OSError, errno.EINVAL, f"{path} is {what}, not a regular file: it is never replaced; "
+                     "give the path of a regular file to write to")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else _umask_mode()
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            view = memoryview(data)
+            while view:  # a full write, however large (write() may take part of it)
+                view = view[fh.write(view[: 1 << 24]):]
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _umask_mode())  # mkstemp makes 0600 files
+        os.chmod(tmp, mode)  # mkstemp makes 0600 files
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            kept = "the file as it was is kept" if st is not None else "nothing was written"
+            raise _error(DiskFull, exc.errno, f"cannot write {path}: no space left on the device of "
+                         f"{path.parent} ({len(data):,} bytes to write; {kept}): free some space, or write "
+                         "to another folder") from None
         raise
-    return path
+
+
+def check_output(path: str | os.PathLike[str] | None, inputs: Mapping[str, Any] | None = None,
+                 option: str = "--out") -> Path | None:
+    """The output path of a command checked before any work, and claimed (see the module docstring).
+
+    None stays None. ValueError for an empty path or one of ``inputs`` (option -> path or list of
+    paths; :func:`check_not_input`); IsADirectoryError for a folder; OSError for a device, a pipe or a
+    socket (which a report would replace: ``--out /dev/null`` must not turn /dev/null into a file);
+    :func:`check_writable`'s errors. A symbolic link is checked and written through. Returns the path
+    the data will land on.
+    """
+    if path is None:
+        return None
+    if str(path).strip() == "":
+        raise ValueError(f"{option} is empty: give the path of the file to write (or leave {option} out)")
+    given = Path(path)
+    target = _target(given)
+    try:
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and (what := _kind(st.st_mode)) is not None:
+        via = f" (through the link {given})" if target != given else ""
+        if what == "a folder":
+            raise IsADirectoryError(f"{option} {target} is a folder{via}; give a file path to write the "
+                                    "output to")
+        raise _error(OSError, errno.EINVAL, f"{option} {target} is {what}{via}, not a regular file: the "
+                     "output would replace it; give the path of a regular file")
+    check_writable(target)
+    flat: dict[str, Any] = {}
+    for name, value in (inputs or {}).items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for n, v in enumerate(values):
+            flat[name if n == 0 else f"{name} ({n + 1})"] = v
+    check_not_input(given, flat, option)
+    if target != given:
+        check_not_input(target, flat, option)
+    _CLAIMS[os.path.abspath(target)] = [_state(target), None]
+    return target
+
+
+def release_outputs() -> None:
+    """Forget every claim of :func:`check_output` (a command ended, in a process that goes on)."""
+    _CLAIMS.clear()
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
@@ -142,6 +322,10 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None
     return atomic_write_text(path, text)
 
 
+#: folders whose lock this process holds (:func:`file_lock` is reentrant), with the depth
+_HELD: dict[tuple[str, int], int] = {}
+
+
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """An exclusive advisory lock (``fcntl.flock``) for updating ``path``, held for the ``with`` block.
@@ -159,12 +343,22 @@ def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    key = (str(path.parent.resolve()), threading.get_ident())
+    if _HELD.get(key):  # this process holds it already (a nested update): flock would wait for itself
+        _HELD[key] += 1
         try:
             yield
         finally:
+            _HELD[key] -= 1
+        return
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            _HELD.pop(key, None)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
@@ -226,7 +420,8 @@ def read_input(path: str | os.PathLike[str], what: str = "file", wait: float | N
 
     FileNotFoundError when nothing is there, IsADirectoryError for a folder; a pipe is read
     once its writer sends something, and a pipe nothing writes to within ``wait`` seconds
-    (default :data:`PIPE_WAIT`) is a TimeoutError naming it (instead of a hang).
+    (default :data:`PIPE_WAIT`, or ``$RAGWORKBOOK_PIPE_WAIT``) is a TimeoutError naming it (instead of a
+    hang).
     """
     path = Path(path)
     if path.is_dir():
@@ -235,7 +430,7 @@ def read_input(path: str | os.PathLike[str], what: str = "file", wait: float | N
         raise FileNotFoundError(f"{path}: no such {what}")
     if not is_pipe(path):
         return path.read_bytes()
-    limit = PIPE_WAIT if wait is None else wait
+    limit = _pipe_wait() if wait is None else wait
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO for reading blocks until a writer
     try:
         poller = select.poll()

@@ -250,7 +250,7 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
         if args.per_query:
             out["per_query"] = result.per_query
         # the engine never returns NaN or infinity; allow_nan=False makes sure stdout stays JSON
-        print(json.dumps(out, indent=2, allow_nan=False))
+        _write_stdout(json.dumps(out, indent=2, allow_nan=False) + "\n")
         return 0
     runid = last_tag(files[1], run.tag) if request.runid else None  # trec_eval: the last line's run id
     lines = trec_lines(result.measured, result.query_ids, result.values, result.mean,
@@ -259,7 +259,7 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     if args.summary and named and not measures and not any(m.kind == "num_q" for m in result.measured):
         lines.append(f"{'num_q':<22}\tall\t{result.n_queries}")  # --metric: the count of queries too
     if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+        _write_stdout("\n".join(lines) + "\n")
     return 0
 
 
@@ -270,6 +270,15 @@ def _subset(ranked: Any, keep: list[int]) -> Any:
     import numpy as np
 
     return SimpleNamespace(n_ret=np.asarray(ranked.n_ret)[keep])
+
+
+def _write_stdout(text: str, chunk: int = 1 << 16) -> None:
+    """Write ``text`` to stdout a piece at a time, as ``cat`` does: one write of megabytes into a pipe
+    whose reader has left (``| head``) can end without an error, the kernel taking part of it, while the
+    next piece's write fails at once (BrokenPipeError: exit 141)."""
+    for start in range(0, len(text), chunk):
+        sys.stdout.write(text[start:start + chunk])
+        sys.stdout.flush()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,13 +350,24 @@ def _unscored_lines(report: Report) -> list[str]:
     return out
 
 
-def _eval_inputs(args: argparse.Namespace) -> dict[str, Any]:
-    """The files ``eval`` reads, by option (the defaults too): ``--out`` must be none of them."""
+def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The files a command reads, by option (a repeatable option: a list; the defaults too): its
+    ``--out`` must be none of them (:func:`ragworkbook._io.check_output`)."""
+    if args.command == "judge-check":
+        from ragworkbook.judging.check import recording_path, resolve_dataset
+
+        recording = args.recording
+        if recording is None and args.judge != "word-support":
+            recording = recording_path(resolve_dataset(args.dataset).name)
+        return {"--recording": recording}
+    if args.command != "eval":
+        return {}
     from ragworkbook.corpus.eval_set import DEFAULT_EVAL_SET
     from ragworkbook.corpus.pages import DEFAULT_CORPUS
     from ragworkbook.paths import data_path
 
-    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels}
+    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels,
+                              "--judge-check": list(args.judge_check or [])}
     if not args.answers:
         inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
         inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
@@ -391,7 +411,7 @@ def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
                          "or drop them")
     return evaluate_outputs(args.answers, qrels=qrels, k=k, judge=_eval_judge(args),
                             metrics=_split_names(args.metric), progress=not args.no_progress, name=args.name,
-                            judge_reliability=_judge_checks(args))
+                            judge_reliability=_judge_checks(args), out=args.out, resume=args.resume)
 
 
 def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
@@ -439,17 +459,16 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
-    from ragworkbook._io import as_regular_file, check_not_input, check_writable
+    import os
+
+    from ragworkbook._io import as_regular_file, check_output
     from ragworkbook._validate import check_k
 
-    if args.out:
-        check_writable(args.out)  # before any work: a long run never ends on an unwritable path
-        check_not_input(args.out, _eval_inputs(args))  # nor overwrites what it reads
+    # before any work: a long run never ends on an unwritable path, nor replaces a device, a pipe or
+    # what it reads
+    check_output(args.out, command_inputs(args))
     if args.resume and not args.out:
         raise UsageError("--resume continues the report written to --out: give --out PATH")
-    if args.resume and args.answers:
-        raise UsageError("--resume continues a pipeline run (questions asked and answered); with --answers "
-                         "nothing is generated: run it again without --resume")
     k = check_k(args.k, "--k")
     qrels = None
     if args.qrels:
@@ -460,25 +479,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 qrels = read_qrels(path)
             except ValueError as exc:
                 raise ValueError(str(exc).replace(str(path), str(args.qrels))) from None
-    if args.answers:
-        report = _eval_answers(args, k, qrels)
-        if not report.metrics:
-            from ragworkbook.evaluation.needs import nothing_to_score
+    try:
+        if args.answers:
+            report = _eval_answers(args, k, qrels)  # saves to --out as it goes
+            if not report.metrics:
+                from ragworkbook.evaluation.needs import nothing_to_score
 
-            given = {"judge"} if args.judge else set()
-            given |= {"contexts"} if any(r.get("contexts") for r in report.rows) else set()
-            given |= {"reference"} if any(r.get("reference") for r in report.rows) else set()
-            raise UsageError(nothing_to_score(args.answers, given))
-        if args.out:
-            report.save(args.out)
-    else:
-        try:
+                given = {"judge"} if args.judge else set()
+                given |= {"contexts"} if any(r.get("contexts") for r in report.rows) else set()
+                given |= {"reference"} if any(r.get("reference") for r in report.rows) else set()
+                raise UsageError(nothing_to_score(args.answers, given))
+        else:
             report = _eval_pipeline(args, k, qrels)  # saves to --out as it goes
-        except KeyboardInterrupt:
-            if args.out:
-                print(f"ragworkbook eval: interrupted; the report so far is in {args.out}: run the same "
-                      "command with --resume to go on from there", file=sys.stderr)
-            raise
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP
+        if args.out and os.path.exists(args.out):
+            print(f"ragworkbook eval: {exc or 'interrupted'}; the report so far is in {args.out}: run the "
+                  "same command with --resume to go on from there", file=sys.stderr)
+        raise
     if args.json:
         print(json.dumps({m: a.to_dict() for m, a in report.aggregates.items()}, indent=2))
         return _generation_status(args, report)
@@ -581,22 +598,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 r.check_eval_set(es)
             except ValueError as exc:
                 raise ValueError(f"{path}: {exc}") from None
+    from ragworkbook.evaluation.gate import parse_max_drop
     from ragworkbook.metrics.registry import find_metric
 
+    max_drop = parse_max_drop(args.max_drop)
     gate_metrics = _split_names(args.fail_if_worse) or []
     metrics = _split_names(args.metric)
-    if metrics is None and gate_metrics:  # every metric both have, and the gated ones (which may lack)
+    if metrics is None and (gate_metrics or max_drop):  # every metric both have, and the gated ones
         metrics = [m for m in a.metrics if m in b.metrics]
     if metrics is not None:
-        metrics += [m for m in gate_metrics if find_metric(m, metrics) is None]
+        metrics += [m for m in [*gate_metrics, *max_drop] if find_metric(m, metrics) is None]
     cmp = compare_reports(a, b, metrics, alpha=args.alpha, method=args.method)
+    gating = bool(gate_metrics or max_drop)
     gate = cmp.gate(gate_metrics, trust_judge=args.trust_judge, min_pairs=args.min_pairs,
-                    allow_incomplete=args.allow_incomplete or not gate_metrics)
+                    allow_incomplete=args.allow_incomplete or not gating,
+                    allow_undefined=args.allow_undefined, max_drop=max_drop)
     if args.json:
         out = {"a": str(args.report_a), "b": str(args.report_b), "alpha": args.alpha, "method": args.method,
                "metrics": json.loads(cmp.table.reset_index().to_json(orient="records")),
                "failed_gates": gate.worse, "not_compared": gate.not_compared,
-               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete,
+               "untrusted_judge": gate.untrusted, "incomplete": gate.incomplete, "lost": gate.lost,
+               "dropped": gate.dropped,
                "judge_ledger": {"a": a.meta.get("judge_ledger"), "b": b.meta.get("judge_ledger")}}
         print(json.dumps(out, indent=2))
     else:
@@ -621,7 +643,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for which, why in gate.incomplete.items():
         path = args.report_a if which == "A" else args.report_b
         print(f"GATE FAILED: report {which} ({path}) is incomplete: {why}", file=sys.stderr)
-    if not gate_metrics:
+    for m, why in gate.lost.items():
+        print(f"GATE FAILED: B lost questions on {m}: {why}", file=sys.stderr)
+    for m, why in gate.dropped.items():
+        print(f"GATE FAILED: {m} dropped: {why}", file=sys.stderr)
+    if not gating:
         for which, why in cmp.incomplete.items():
             print(f"note: report {which} is incomplete: {why}", file=sys.stderr)
     return 0 if gate.passed else 1
@@ -672,7 +698,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     """
     import math
 
-    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook._io import atomic_write_text, check_output
     from ragworkbook.judging.check import (
         RECORDED_PAIRS,
         WORD_SUPPORT,
@@ -682,14 +708,15 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     )
     from ragworkbook.judging.judge import Judge
 
+    if args.dataset.strip().lower() == "ragtruth":
+        return _ragtruth_check(args)
     spec = resolve_dataset(args.dataset)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
     if args.threshold is not None and (math.isnan(args.threshold) or not 0.0 <= args.threshold <= 1.0):
         raise UsageError("--threshold must be a score between 0 and 1 (an item is judged good at or above "
                          f"it), got {args.threshold}")
-    if args.out:
-        check_writable(args.out)
+    check_output(args.out, command_inputs(args))
     progress = not (args.no_progress or args.json)
     if args.judge == WORD_SUPPORT:
         chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
@@ -738,6 +765,30 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ragtruth_check(args: argparse.Namespace) -> int:
+    """``judge-check --dataset ragtruth``: response-level hallucination detection on RAGTruth (AUROC, F1 with
+    the threshold chosen on the other half of the sources), per task, for word support and the cheap
+    baselines, beside the published figures."""
+    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook.judging.ragtruth import ragtruth_check
+
+    chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
+                                 ("--recording", args.recording), ("--threshold", args.threshold)) if v]
+    if chosen:
+        raise UsageError(f"{', '.join(chosen)}: on ragtruth judge-check measures word support and the cheap "
+                         "baselines (an LLM judge on RAGTruth is not wired yet); drop the option")
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0 (0 = every response), got {args.limit}")
+    if args.out:
+        check_writable(args.out)
+    result = ragtruth_check(limit=args.limit or None)
+    doc = result.to_dict()
+    if args.out:
+        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else result.format())
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # reproduce
 # ---------------------------------------------------------------------------------------------
@@ -771,6 +822,47 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"documented-exact rows that did not reproduce: {', '.join(broken)}", file=sys.stderr)
         return 1
     return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# datasets
+# ---------------------------------------------------------------------------------------------
+def _datasets_command(args: argparse.Namespace) -> int:
+    """``ragworkbook datasets list | fetch NAME | path NAME | info NAME``: the public data sets the
+    workbook downloads on demand (``ragworkbook.datasets``)."""
+    from ragworkbook.datasets import CATALOGUE, cache_root, dataset_dir, fetch, get, is_cached
+    from ragworkbook.datasets.cache import DatasetMissing, source_of
+
+    action = args.datasets_action
+    if action in (None, "list"):
+        print(f"{'name':<12} {'cached':<7} {'size':>9}  title")
+        for ds in CATALOGUE.values():
+            cached = "yes" if is_cached(ds.name) else "no"
+            print(f"{ds.name:<12} {cached:<7} {ds.size / 1e6:>7.2f}MB  {ds.title}")
+        print(f"cache: {cache_root()}")
+        return 0
+    ds = get(args.name)
+    if action == "fetch":
+        paths = fetch(ds.name, progress=not args.no_progress)
+        print(f"{ds.name}: {len(paths)} files checked (sha256) in {dataset_dir(ds.name)}")
+        return 0
+    if action == "path":
+        if not is_cached(ds.name):
+            raise DatasetMissing(f"data set {ds.name!r} is not in the cache {cache_root()}; get it with "
+                                 f"`ragworkbook datasets fetch {ds.name}`")
+        print(dataset_dir(ds.name))
+        return 0
+    print(f"{ds.name}: {ds.title}")
+    print(f"  licence:  {ds.licence}")
+    print(f"  citation: {ds.citation}")
+    print(f"  homepage: {ds.homepage}")
+    print(f"  commit:   {ds.commit}")
+    print(f"  parser:   {ds.parser}")
+    print(f"  cached:   {'yes, in ' + str(dataset_dir(ds.name)) if is_cached(ds.name) else 'no'}")
+    for f in ds.files:
+        print(f"  {f.name}  {f.size:,} bytes  sha256 {f.sha256}\n    from {source_of(f)}")
+    return 0
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -939,12 +1031,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "defaults that apply); a retrieval metric without a cutoff is taken at k")
     p.add_argument("--name", default="", help="a name for this run, stored in the report")
     p.add_argument("--out", default=None,
-                   help="write the report JSON here (checked before any work; a pipeline run saves it as it "
-                   "goes, every 16 questions and when interrupted)")
+                   help="write the report JSON here (checked before any work; saved as it goes: a pipeline "
+                   "run every 16 questions, --answers every 1000 records (16 with --judge), and when "
+                   "interrupted by Ctrl-C, SIGTERM or SIGHUP)")
     p.add_argument("--resume", action="store_true",
                    help="go on from the report in --out: keep its rows made with the same settings (model, "
                    "prompt, retriever, k, corpus, relevance, judge) and the same question, ask only the "
-                   "questions without an answer, compute only the values that failed or are missing")
+                   "questions without an answer, compute only the values that failed or are missing; with "
+                   "--answers, score only the records the interrupted run had not scored")
     _add_ollama_timeout(p)
     p.add_argument("--json", action="store_true", help="print the aggregates as JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -989,6 +1083,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-incomplete", action="store_true",
                    help="gate on a report saved by an interrupted run (meta.complete false); by default the "
                    "gate fails on it and says how many questions were not run")
+    p.add_argument("--allow-undefined", action="store_true",
+                   help="compare only the questions both reports scored: by default a question A scored "
+                   "and B left undefined (no answer, no reference, no contexts) fails the gate, since a "
+                   "question B lost is a regression")
+    p.add_argument("--max-drop", action="append", default=[], metavar="METRIC=DROP",
+                   help="exit 1 if B's mean on METRIC (over the questions both scored) is worse than A's by "
+                   "more than DROP, significant or not (repeatable, e.g. --max-drop token_f1=0.05)")
     p.add_argument("--trust-judge", action="store_true",
                    help="gate on a judged metric even when its judge's reliability is unmeasured or below "
                    "the agreement threshold (by default the gate fails on it and says why)")
@@ -1021,7 +1122,8 @@ def build_parser() -> argparse.ArgumentParser:
             "embedded model's recorded run. WikiEval's good item comes from its construction labels.")
     p.add_argument("--dataset", required=True,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
-                   "wikieval-context-relevance (cr) or ragchecker")
+                   "wikieval-context-relevance (cr), ragchecker, or ragtruth (response-level hallucination "
+                   "detection: word support and the cheap baselines, AUROC and F1 per task)")
     p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
     p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
@@ -1067,6 +1169,22 @@ def build_parser() -> argparse.ArgumentParser:
                    "(only those rows unless --only says otherwise) and name the pypdf that extracted it")
     _add_ollama_timeout(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = add("datasets", _datasets_command,
+            help="the public data sets, downloaded on demand (list, fetch, path, info)",
+            description="The public labelled data sets the workbook reads (WikiEval, RAGChecker's "
+            "meta-evaluation, RAGTruth, trec_eval's test suite) are not shipped: each is downloaded on first "
+            "use from its public home at a pinned commit (or from $RAGWORKBOOK_DATASETS_MIRROR, a folder or "
+            "http(s) URL laid out like ../shared/data), checked against its sha256 and kept in "
+            "$RAGWORKBOOK_CACHE/datasets.")
+    dsub = p.add_subparsers(dest="datasets_action", metavar="ACTION")
+    dsub.add_parser("list", help="every data set, whether it is cached, its size")
+    for action, text in (("fetch", "download NAME into the cache (checked), with progress"),
+                         ("path", "print the cache folder of NAME (exit 2 if it is not cached)"),
+                         ("info", "licence, citation, source and checksum of every file of NAME")):
+        q = dsub.add_parser(action, help=text)
+        q.add_argument("name", metavar="NAME", help="a data set of `ragworkbook datasets list`")
+        if action == "fetch":
+            q.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
@@ -1079,26 +1197,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from ragworkbook._io import release_outputs
+    from ragworkbook._signals import exit_status, stop_like_interrupt
+
     try:
-        status = int(args.func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        with stop_like_interrupt():  # SIGTERM and SIGHUP save the work done so far, as Ctrl-C does
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
     except BrokenPipeError:  # `ragworkbook ... | head`: the reader left; nothing to say, as `cat` would
         _silence_stdout()
         return 141  # 128 + SIGPIPE, the status of a command the closed pipe stopped
     except (UsageError, OSError, ValueError) as exc:  # bad input, an unreadable or unwritable path
-        print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
+        print(f"ragworkbook {args.command}: error: {_shown(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except RecursionError:  # a reader that recursed on deeply nested input: bad input, not a crash
+        print(f"ragworkbook {args.command}: error: an input is nested too deeply to read (over "
+              f"{sys.getrecursionlimit()} levels of brackets); check the files given", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 128 + the signal
+        return exit_status(exc)
     except Exception as exc:
         # backend down, model not pulled, replay miss: the message says what to do. An LLMError was raised
         # by ragworkbook.llm, so that module is loaded; a command that never loads it (ir-eval) stays fast
         llm_base = sys.modules.get("ragworkbook.llm.base")
         if llm_base is None or not isinstance(exc, llm_base.LLMError):
             raise
-        print(f"ragworkbook {args.command}: error: {exc}", file=sys.stderr)
+        print(f"ragworkbook {args.command}: error: {_shown(exc)}", file=sys.stderr)
         return 1
+    finally:
+        release_outputs()
+
+
+def _shown(exc: BaseException) -> str:
+    """An error's message fit to print: credentials in a URL of it redacted
+    (:func:`ragworkbook.llm.host.redact_text`)."""
+    from ragworkbook.llm.host import redact_text
+
+    return redact_text(str(exc))
 
 
 def _silence_stdout() -> None:

@@ -3,7 +3,8 @@
 Each file is written by the tool's own export method, never by hand, so the readers of
 :mod:`ragworkbook.corpus.answers` are tested on what the tools really write:
 
-- ragas (``EvaluationDataset``): ``to_jsonl``, ``to_csv``, ``to_pandas().to_json``, and through
+- ragas (``EvaluationDataset``): ``to_jsonl``, ``to_csv``, ``to_list`` (dumped as a JSON array),
+  ``to_pandas().to_json`` and ``.to_parquet``, and through
   ``to_hf_dataset()``: Hugging Face ``datasets``' ``to_csv`` (list cells as numpy arrays' text,
   ``['p7-c1' 'p7-c2']``), ``to_json`` and ``to_parquet``;
 - Hugging Face ``datasets`` (``Dataset.from_list``): ``to_csv``, ``to_json``, ``to_parquet``;
@@ -175,6 +176,15 @@ def write_ragas(out: Path, manifest: dict[str, Any]) -> None:
     data.to_pandas().to_json(out / "ragas_pandas.json", force_ascii=False)
     manifest["ragas_pandas.json"] = {"tool": f"{v}, pandas {_version('pandas')}",
                                      "call": "EvaluationDataset.to_pandas().to_json()", "fields": fields}
+    data.to_pandas().to_parquet(out / "ragas_pandas.parquet", index=False)
+    tools = f"{v}, pandas {_version('pandas')}, pyarrow {_version('pyarrow')}"
+    manifest["ragas_pandas.parquet"] = {"tool": tools,
+                                        "call": "EvaluationDataset.to_pandas().to_parquet(index=False)",
+                                        "fields": fields}
+    with open(out / "ragas_list.json", "w", encoding="utf-8") as fh:
+        json.dump(data.to_list(), fh, ensure_ascii=False, indent=1)
+    manifest["ragas_list.json"] = {"tool": v, "call": "json.dump(EvaluationDataset.to_list())",
+                                   "fields": fields}
     try:
         hf = data.to_hf_dataset()
     except ImportError as exc:
@@ -194,6 +204,22 @@ def write_deepeval(out: Path, manifest: dict[str, Any]) -> None:
         data.save_as(file_type=kind, directory=str(out), file_name="deepeval")
         manifest[f"deepeval.{kind}"] = {"tool": v, "call": f"EvaluationDataset.save_as(file_type={kind!r})",
                                         "fields": "deepeval"}
+    # retrieved contexts with their source (RetrievedContextData): deepeval writes them as
+    # "deepeval_source=SOURCE,deepeval_context=TEXT" and reads them back so
+    from deepeval.test_case import RetrievedContextData
+
+    sourced = []
+    for s in SAMPLES:
+        fields = {DEEPEVAL_NAMES[k]: val for k, val in s.items() if k in DEEPEVAL_NAMES}
+        fields["retrieval_context"] = [RetrievedContextData(context=c, source=i) for c, i in
+                                       zip(s["retrieved_contexts"], s["retrieved_context_ids"], strict=True)]
+        sourced.append(Golden(**fields))
+    data = EvaluationDataset(goldens=sourced)
+    for kind in ("jsonl", "csv"):
+        data.save_as(file_type=kind, directory=str(out), file_name="deepeval_sources")
+        manifest[f"deepeval_sources.{kind}"] = {
+            "tool": v, "call": f"EvaluationDataset.save_as(file_type={kind!r}), RetrievedContextData",
+            "fields": "deepeval"}
 
 
 def main(argv: list[str]) -> int:

@@ -21,6 +21,7 @@ corpus, chunks and eval set) are the fixtures below.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -102,6 +103,59 @@ def declared_in_extra(package: str, extra: str = "dev", pyproject: Path | None =
 
 def pytest_configure(config: pytest.Config) -> None:
     _install_guard()
+    _start_datasets_mirror()
+
+
+# --------------------------------------------------------------------------- public data sets
+#
+# The public data sets (WikiEval, RAGChecker's meta-evaluation, RAGTruth, trec_eval's suite) are not in
+# the tree: ragworkbook.datasets downloads them. Unless RAGWORKBOOK_DATASETS_MIRROR is already set (CI
+# serves ../shared/data itself), the session serves ../shared/data on a loopback HTTP server and points
+# the mirror at it, so the tests run the real download-and-check path offline. A test that cannot get
+# its data fails under CI and skips, saying why, otherwise: mark it ``@pytest.mark.datasets("NAME", ...)``
+# or call :func:`datasets`; a DatasetMissing raised anywhere in a test is treated the same way.
+
+_MIRROR: list[contextlib.AbstractContextManager[str]] = []
+
+
+def _start_datasets_mirror() -> None:
+    from fakes.mirror import serve, shared_data
+
+    from ragworkbook.datasets import MIRROR_ENV
+
+    if os.environ.get(MIRROR_ENV, "").strip() or _MIRROR:
+        return
+    root = shared_data()
+    if root is None:
+        return
+    ctx = serve(root)
+    os.environ[MIRROR_ENV] = ctx.__enter__()
+    _MIRROR.append(ctx)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    while _MIRROR:
+        _MIRROR.pop().__exit__(None, None, None)
+
+
+def _no_data(message: str) -> None:
+    if in_ci():
+        pytest.fail(f"public data set unavailable under CI: {message}", pytrace=False)
+    pytest.skip(f"public data set unavailable: {message}")
+
+
+def datasets(*names: str) -> dict[str, dict[str, Path]]:
+    """Fetch (or find cached) the named data sets: ``{name: {file: path}}``. When one cannot be had the
+    test fails under CI and is skipped, with the reason, otherwise."""
+    from ragworkbook.datasets import DatasetMissing, fetch
+
+    out = {}
+    for name in names:
+        try:
+            out[name] = fetch(name, progress=False)
+        except DatasetMissing as exc:
+            _no_data(str(exc))
+    return out
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -115,12 +169,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # set before any fixture of the test is built, module-scoped ones included
     with _GUARD.lock:
         _GUARD.nodeid = item.nodeid if item.get_closest_marker("model") is None else None
+    for marker in item.iter_markers("datasets"):
+        datasets(*marker.args)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
+    if report.failed and call.excinfo is not None and not in_ci():
+        from ragworkbook.datasets import DatasetMissing
+
+        if call.excinfo.errisinstance(DatasetMissing):  # no data, no source: skipped, saying why
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               f"Skipped: public data set unavailable: {call.excinfo.value}")
     message = _GUARD.violations.get(item.nodeid)
     if message and report.passed and report.when in ("setup", "call"):
         # the code under test caught the guard's exception: the test still fails

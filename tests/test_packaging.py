@@ -10,6 +10,7 @@ are not run), and its commands are run from a folder outside the repository with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -77,17 +78,28 @@ def test_the_wheel_carries_the_data_and_the_licences(installed):
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ("ragworkbook/data/eval_set.json", "ragworkbook/data/attention_notes.json",
                    "ragworkbook/data/wikieval/construction_labels.csv",
-                   "ragworkbook/data/ragchecker/human_labeled_data.json",
                    "ragworkbook/data/recordings/judge_check_ragchecker.json",
                    "ragworkbook/data/recordings/14_documented_numbers.json",
+                   "ragworkbook/datasets/catalogue.py",
                    "ragworkbook/schemas/answers.schema.json"):
         assert needed in names, needed
     licences = [n for n in names if "/licenses/" in n]
-    assert any(n.endswith("licenses/LICENSE") for n in licences)
-    assert any(n.endswith("ragchecker/NOTICE") for n in licences)
-    assert any(n.endswith("wikieval/LICENSE") for n in licences)
+    # ours only: each public data set's licence comes with it, into the cache
+    assert [n.rsplit("/licenses/", 1)[1] for n in licences] == ["LICENSE"]
+    # no public data set inside: they are downloaded on demand (ragworkbook.datasets)
+    assert not any(n.startswith(("ragworkbook/data/ragchecker/", "ragworkbook/data/ragtruth/"))
+                   or n.endswith(("/ff.csv", "/ar.csv", "/cr.csv", "meta_eval.py")) for n in names)
     assert not any(n.startswith(("tests/", "notebooks/", "build/")) for n in names)
     assert wheel.name == f"ragworkbook-{__version__}-py3-none-any.whl"
+
+
+def test_no_file_of_the_wheel_is_a_copy_of_a_public_data_file(installed):
+    from test_no_copies import public_digests
+
+    digests = public_digests()
+    with zipfile.ZipFile(installed[0]) as zf:
+        copies = [n for n in zf.namelist() if hashlib.sha256(zf.read(n)).hexdigest() in digests]
+    assert copies == []
 
 
 def test_the_installed_package_is_the_wheel_not_the_clone(installed):
@@ -102,6 +114,7 @@ def test_the_installed_package_is_the_wheel_not_the_clone(installed):
 
 
 def test_judge_check_replays_from_the_installed_wheel(installed):
+    # the data set comes from the mirror the test session serves (../shared/data), downloaded and checked
     result = _run(installed, "judge-check", "--dataset", "ragchecker", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)

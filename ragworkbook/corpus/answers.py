@@ -21,7 +21,9 @@ everything below.
   Python list literal (pandas), a numpy array's text ``['a' 'b']`` (Hugging Face
   ``datasets``), and in deepeval's ``retrieval_context`` and ``context`` columns
   text joined by ``|`` (:data:`SEPARATED_COLUMNS`); a cell that cannot be read
-  as exactly one list is an error naming the line, the field and the fix.
+  as exactly one list is an error naming the line, the field and the fix. A
+  deepeval retrieved context written with its source
+  (``deepeval_source=S,deepeval_context=TEXT``) is read as its text.
 - Field names (:data:`FIELDS`): the workbook's own, RAGAS 0.2+
   (``user_input``, ``response``, ``retrieved_contexts``,
   ``retrieved_context_ids``, ``reference``, ``reference_context_ids``,
@@ -57,6 +59,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -266,6 +269,19 @@ def _list_cell(text: str, name: str, where: str) -> tuple[Any, str | None]:
 
 
 _LIST_NAMES = {n for canon in LIST_FIELDS for n in FIELDS[canon]}
+#: deepeval's text of a retrieved context with its source (``RetrievedContextData``); ``re.DOTALL``
+#: where deepeval's own reader has none, so that a context of several lines is read too
+_DEEPEVAL_SOURCED = re.compile(r"^deepeval_source=(?P<source>.*?),deepeval_context=(?P<context>.*)$",
+                               re.DOTALL)
+
+
+def _deepeval_context(item: Any) -> Any:
+    """A deepeval retrieved context: its text, without the source deepeval writes before it."""
+    if isinstance(item, str):
+        m = _DEEPEVAL_SOURCED.match(item)
+        if m:
+            return m.group("context")
+    return item
 
 
 def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any], list[str]]:
@@ -291,6 +307,8 @@ def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any
                 continue
             if isinstance(value, str) and key in SEPARATED_COLUMNS:  # deepeval's JSON Lines join them too
                 value = value.split(SEPARATED_COLUMNS[key]) if value else []
+        if key == "retrieval_context" and isinstance(value, list):
+            value = [_deepeval_context(v) for v in value]
         out[key] = value
     return out, problems
 
@@ -302,6 +320,8 @@ def _str_id(x: Any) -> str:
 #: accepted name -> canonical field (for the fast path)
 _CANON = {name: canon for canon, names in FIELDS.items() for name in names}
 _KNOWN = frozenset(_CANON)
+#: deepeval's own field names: a record with one of them is deepeval's, and its 'context' is read
+_DEEPEVAL_NAMES = frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
 
 
 def _visible(text: str) -> bool:
@@ -468,10 +488,16 @@ def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, 
             problems.append((place, f"{where(line, index)}: a record must be a JSON object, got "
                                     f"{type(rec).__name__}"))
             continue
+        if "context" in rec and not _DEEPEVAL_NAMES.intersection(rec):
+            # 'context' is deepeval's reference contexts only in a deepeval record; elsewhere (SQuAD-style
+            # files) it is often the passage given: left out and listed, as before
+            rec = {k: v for k, v in rec.items() if k != "context"}
+            if "context" not in ignored:
+                ignored.append("context")
         for key in rec:
             if key not in _KNOWN and key not in ignored:
                 ignored.append(str(key))
-        values = _fast_values(rec) if raw else None
+        values = _fast_values(rec) if raw and "retrieval_context" not in rec else None
         if values is None:
             rec, found = _clean(rec, where(line, index), csv)
             if not found:

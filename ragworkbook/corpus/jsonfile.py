@@ -129,6 +129,9 @@ def iter_text_lines(path: Path) -> Iterator[tuple[int, str]]:
         for lineno, raw in enumerate(source, start=1):
             if lineno == 1 and raw.startswith(_UTF8_BOM):
                 raw = raw[3:]
+            elif lineno == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise DatasetError(f"{path}: not UTF-8 text: it is UTF-16 (it starts with the byte-order "
+                                   f"mark {raw[:2].hex(' ').upper()}); save it as UTF-8")
             try:
                 yield lineno, raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -22,10 +22,12 @@ Errors name the path, and for JSON the line and the field
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragworkbook._io import is_pipe, read_input
 from ragworkbook.corpus.document import Corpus, Page
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
@@ -127,6 +129,8 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
     if path is None:
         path = data_path(DEFAULT_CORPUS)
     path = Path(path)
+    if is_pipe(path):
+        return _load_piped_corpus(path)
     kind = corpus_kind(path)
     if kind == "folder":
         return load_folder_corpus(path)
@@ -135,6 +139,51 @@ def load_corpus(path: PathLike | None = None) -> Corpus:
     if kind == "text":
         return load_text_corpus(path)
     return _load_json_corpus(path)
+
+
+def _piped_suffix(data: bytes) -> str:
+    """The file kind of a corpus read from a pipe, by its first bytes: a PDF, a paged JSON corpus (JSON
+    Lines when its first line is a page object and more lines follow), else text."""
+    if data[:5] == b"%PDF-":
+        return ".pdf"
+    body = data.lstrip()
+    if body[:1] == b"[":
+        return ".json"
+    if body[:1] == b"{":
+        first, _, rest = body.partition(b"\n")
+        try:
+            obj = json.loads(first)
+        except ValueError:
+            return ".json"
+        return ".jsonl" if isinstance(obj, dict) and "text" in obj and rest.strip() else ".json"
+    return ".txt"
+
+
+def _load_piped_corpus(path: Path) -> Corpus:
+    """A corpus read from a pipe (``--corpus <(cat notes.txt)``, a named FIFO): read once (a pipe nothing
+    writes to is an error, not a hang), its kind told by its first bytes, errors naming the pipe."""
+    import contextlib
+    import os
+    import tempfile
+
+    data = read_input(path, "corpus")
+    suffix = _piped_suffix(data)
+    fd, tmp = tempfile.mkstemp(prefix=".ragworkbook-corpus.", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        del data
+        try:
+            corpus = load_corpus(tmp)
+        except (OSError, ValueError) as exc:
+            raise type(exc)(str(exc).replace(tmp, str(path))) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    import dataclasses
+
+    title = path.name if corpus.title == Path(tmp).stem else corpus.title
+    return dataclasses.replace(corpus, source=str(path), title=title)
 
 
 def _text_pages(path: Path) -> list[str]:

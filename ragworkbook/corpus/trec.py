@@ -58,7 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ragworkbook._io import atomic_write_text
+from ragworkbook._io import as_regular_file, atomic_write_text, is_pipe
 from ragworkbook.columns import Columns, mask_of, numbers_of, row_indices
 
 __all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
@@ -531,6 +531,15 @@ def _whole_lines(path: Path) -> Iterator[np.ndarray]:
 
 def _read_columns(path: PathLike, what: str) -> Columns:
     p = _checked_path(path, what)
+    if is_pipe(p):  # read once into a file (a pipe nothing writes to is an error, not a hang)
+        import dataclasses
+
+        with as_regular_file(p, f"{what} file") as tmp:
+            try:
+                cols = _read_columns(tmp, what)
+            except (OSError, ValueError) as exc:
+                raise type(exc)(str(exc).replace(str(tmp), str(p))) from None
+        return dataclasses.replace(cols, source=str(p))
     try:
         return _fast_columns(p, what)
     except _NeedsExact:

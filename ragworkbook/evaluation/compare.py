@@ -27,6 +27,12 @@ is gated only when the judge of both reports was measured reliable
 ``judge_reliability`` cards); otherwise the gate fails on it and says why,
 unless told to trust the judge (``trust_judge=True``, ``--trust-judge``): a
 change in a score from an unmeasured judge may be the judge's noise.
+
+The gate also fails a metric on which B **lost questions** A scored (undefined in B:
+no answer, no reference, no contexts), unless ``allow_undefined=True`` (``--allow-undefined``), and one whose
+mean dropped by more than a ``max_drop`` (``--max-drop METRIC=DROP``); two reports
+scored against other references or relevance are refused
+(:mod:`ragworkbook.evaluation.gate`).
 """
 
 from __future__ import annotations
@@ -67,13 +73,19 @@ class GateResult:
     not_compared: dict[str, str]
     untrusted: dict[str, str] = field(default_factory=dict)
     incomplete: dict[str, str] = field(default_factory=dict)
+    #: gated metric -> why: B left undefined questions A scored (unless allow_undefined)
+    lost: dict[str, str] = field(default_factory=dict)
+    #: metric -> why: B's mean dropped by more than its max_drop
+    dropped: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
         """True when no gated metric is worse, every gated metric was compared on enough pairs,
-        every gated judged metric has a judge measured reliable (or the judge was trusted), and
-        neither report is an interrupted run (or that was allowed)."""
-        return not self.worse and not self.not_compared and not self.untrusted and not self.incomplete
+        every gated judged metric has a judge measured reliable (or the judge was trusted),
+        neither report is an interrupted run (or that was allowed), B lost no question A scored
+        (or that was allowed) and no metric dropped by more than its ``max_drop``."""
+        return not (self.worse or self.not_compared or self.untrusted or self.incomplete or self.lost
+                    or self.dropped)
 
 
 @dataclass
@@ -101,6 +113,9 @@ class Comparison:
     judge_reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     #: "A" / "B" -> why that report is incomplete (an interrupted run: ``meta.complete`` false)
     incomplete: dict[str, str] = field(default_factory=dict)
+    #: metric -> the questions A scored and B did not (:func:`ragworkbook.evaluation.gate.lost_questions`)
+    lost: dict[str, dict[str, Any]] = field(default_factory=dict)
+    n_questions: int = 0
 
     @property
     def ci_method(self) -> str:
@@ -119,12 +134,17 @@ class Comparison:
 
     def gate(self, metrics: Sequence[str], *, trust_judge: bool = False,
              min_kappa: float | None = None, min_pairs: int | None = None,
-             allow_incomplete: bool = False) -> GateResult:
+             allow_incomplete: bool = False, allow_undefined: bool = False,
+             max_drop: dict[str, float] | None = None) -> GateResult:
         """The regression gate over ``metrics``: which are worse, which could not be compared on
         enough pairs (at least ``min_pairs``, default :func:`min_gate_pairs` of ``alpha``, and no
         more failed than compared), which are judged by a judge not measured reliable in both
-        reports (unless ``trust_judge``; threshold ``min_kappa``, default 0.6), and whether a
-        report is an interrupted run (refused unless ``allow_incomplete``)."""
+        reports (unless ``trust_judge``; threshold ``min_kappa``, default 0.6), whether a
+        report is an interrupted run (refused unless ``allow_incomplete``), on which B left
+        undefined questions A scored (unless ``allow_undefined``), and (``max_drop``: metric -> the largest
+        drop allowed) which dropped by more than allowed, significant or not."""
+        from ragworkbook.evaluation.gate import describe_lost, drops
+
         need = min_gate_pairs(self.alpha) if min_pairs is None else int(min_pairs)
         if need < 1:
             raise ValueError(f"min_pairs must be >= 1, got {min_pairs}")
@@ -163,8 +183,15 @@ class Comparison:
                                    f"{need} pairs scored in both reports (the fewest with which the test can "
                                    f"find a difference at alpha {self.alpha:g}) and no more failed than "
                                    f"compared: {fix}")
+        lost = {}
+        if not allow_undefined:
+            for m in metrics:
+                name = str(self._row(m).name)
+                got = self.lost.get(name) or self.lost.get(m)
+                if got and got["ids"]:
+                    lost[m] = describe_lost(m, got, self.n_questions)
         incomplete = {} if allow_incomplete else dict(self.incomplete)
-        return GateResult(worse, not_compared, untrusted, incomplete)
+        return GateResult(worse, not_compared, untrusted, incomplete, lost, drops(self.table, max_drop or {}))
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebook display
         return self.table._repr_html_()
@@ -225,7 +252,10 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    from ragworkbook.evaluation.gate import check_same_ground_truth, lost_questions
+
     _check_same_questions(a, b)
+    check_same_ground_truth(a, b)
     common = [m for m in a.metrics if m in b.metrics]
     names = common if metrics is None else list(metrics)
     if not names:
@@ -234,10 +264,12 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
     rows = []
     reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    lost: dict[str, dict[str, Any]] = {}
     for m in names:
         parse_metric(m)  # an unknown name is an error of its own (the registry lists the known ones)
         ma = _match(a, b, m, "A", common)
         mb = _match(b, a, m, "B", common)
+        lost[m] = lost_questions(a, b, ma, mb)
         va_all, oa = a.values(ma), a.outcomes(ma)
         vb_all, ob = b.values(mb), b.outcomes(mb)
         va, vb = [], []
@@ -276,7 +308,7 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
     table = pd.DataFrame(rows).set_index("metric")
     return Comparison(table=table, alpha=alpha, method=method,
                       name_a=str(a.meta.get("name") or "A"), name_b=str(b.meta.get("name") or "B"),
-                      judge_reliability=reliability,
+                      judge_reliability=reliability, lost=lost, n_questions=len(a.rows),
                       incomplete={w: why for w, r in (("A", a), ("B", b)) if (why := _incomplete(r))})
 
 

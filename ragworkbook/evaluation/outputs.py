@@ -36,6 +36,15 @@ What is computed for a record depends on what it gives:
 
 Undefined values are counted in each aggregate beside the mean (never a NaN,
 never a crash halfway through the file).
+
+**Saved as it goes, resumable.** The records are scored ``save_every`` at a time
+(:data:`SAVE_EVERY`, fewer with a judge), with a progress bar over the records.
+With ``out`` the report is written there after every batch, at the end, and when
+the run is interrupted (Ctrl-C, SIGTERM, SIGHUP): records not scored yet are
+failed ``not_scored`` and ``meta["complete"]`` is false. ``resume=True`` reads
+``out`` first and keeps its scored rows when the run is the same (same records,
+relevance, metrics and judge: ``meta["settings"]``; otherwise ValueError naming
+what differs), scoring only the rest.
 """
 
 from __future__ import annotations
@@ -62,7 +71,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
-__all__ = ["evaluate_outputs", "relevance_of"]
+__all__ = ["SAVE_EVERY", "evaluate_outputs", "relevance_of"]
+
+#: Records scored (and saved) at a time without a judge; with one, 16.
+SAVE_EVERY = 1000
 
 
 def relevance_of(rec: AnswerRecord, qrels: Mapping[str, Mapping[str, float]] | None
@@ -141,7 +153,8 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
                      qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
                      judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
                      progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
-                     judge_reliability: Any = None) -> Report:
+                     judge_reliability: Any = None, out: str | os.PathLike[str] | None = None,
+                     resume: bool = False, save_every: int | None = None) -> Report:
     """Score the given outputs of a RAG system -> :class:`Report` (one row per record, in order).
 
     - ``records``: a path to an answers file, a list of dicts, a pandas
@@ -157,12 +170,19 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
       :func:`~ragworkbook.evaluation.evaluate.evaluate`).
     - ``metrics``: see :func:`~ragworkbook.evaluation.evaluate.resolve_metrics`;
       by default the registry's defaults whose needs some record meets.
+    - ``out``, ``resume``, ``save_every``: saved as it goes and resumed (module docstring).
 
     Each row keeps the record's ``answer`` and ``contexts`` exactly, and says
-    where its relevance came from (``relevance``). The meta records the source,
-    the relevance sources and fields ignored.
+    where its relevance came from (``relevance``, and ``relevance_key``: a
+    fingerprint of the judgements or keyword, which the regression gate compares).
+    The meta records the source, the relevance sources and fields ignored.
     """
+    from ragworkbook.evaluation.scoring_run import OutputsRun
+
     k = check_k(k)
+    if resume and out is None:
+        raise ValueError("resume=True continues the report at out=PATH: give out (`--out` on the command "
+                         "line)")
     if isinstance(records, (str, os.PathLike)):
         answers = load_answer_records(records)
     else:
@@ -177,13 +197,16 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     forced: dict[str, dict[str, Unscored]] = {}
     counts: dict[str, int] = {}
     for rec, (source, ranking, judged, why_not) in zip(answers, relevance, strict=True):
-        rows.append({"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
-                     "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
-                     "reference_contexts": rec.reference_contexts,
-                     "metrics": {}, "unscored": {}, "relevance": source})
+        row = {"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
+               "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
+               "metrics": {}, "unscored": {}, "relevance": source}
+        if rec.reference_contexts is not None:  # read by the text-based context metrics
+            row["reference_contexts"] = list(rec.reference_contexts)
         if source is not None:
             rankings[rec.id] = ranking
             judgements[rec.id] = judged
+            row["relevance_key"] = _relevance_key(source, rec, judged)
+        rows.append(row)
         counts[source or why_not] = counts.get(source or why_not, 0) + 1
         why = _unscored(rec, source, why_not, wanted, qrels is not None)
         if why:
@@ -194,7 +217,29 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
         info["generated_ids"] = answers.n_generated_ids
     if answers.ignored:
         info["ignored_fields"] = list(answers.ignored)
-    info.update(score_rows(rows, wanted, rankings=rankings, qrels=judgements, judge=judge, unscored=forced,
-                           progress=progress, judge_reliability=judge_reliability))
-    info.update(meta or {})
-    return Report(rows=rows, metrics=[m.name for m in wanted], meta=info)
+    run = OutputsRun(rows, wanted, info=info, extra_meta=meta, out=out if wanted else None,
+                     save_every=save_every or (16 if judge is not None else SAVE_EVERY), progress=progress)
+    run.settings = run.fingerprint(rankings=rankings, judgements=judgements, forced=forced, judge=judge)
+    if resume:
+        run.resume_from_out()
+
+    def score(batch: list[dict[str, Any]], show: bool) -> dict[str, Any]:
+        ids = {str(r["id"]) for r in batch}
+        return score_rows(batch, wanted, rankings={i: rankings[i] for i in ids if i in rankings},
+                          qrels={i: judgements[i] for i in ids if i in judgements}, judge=judge,
+                          unscored={i: forced[i] for i in ids if i in forced}, progress=show,
+                          judge_reliability=judge_reliability)
+
+    return run.run(score)
+
+
+def _relevance_key(source: str, rec: AnswerRecord, judged: Mapping[str, float]) -> str:
+    """A fingerprint of what says which contexts are relevant to ``rec``: its keyword (the contexts it
+    marks are the system's own), else its judgements (relevant ids or qrels)."""
+    import hashlib
+    import json
+
+    what: Any = {"keyword": rec.keyword} if source == "keyword" else {
+        "judgements": {str(d): float(g) for d, g in sorted(judged.items())}}
+    blob = json.dumps(what, sort_keys=True, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]

@@ -317,6 +317,9 @@ def _validate(data: Any, source: str) -> None:
         for key in ("mean", "ci_low", "ci_high"):
             if a[key] is not None and not _is_number(a[key]):
                 raise bad(f"aggregate {m!r}: {key!r} must be a number or null, got {a[key]!r}")
+    from ragworkbook.evaluation.report_checks import check_ranges
+
+    check_ranges(data, bad)  # values in their metric's range, intervals that are intervals
 
 
 #: meta members the package reads, and the JSON type each must have when present

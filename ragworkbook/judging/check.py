@@ -198,6 +198,24 @@ def judge_name(judge: Judge | str) -> str:
     return f"{g.backend}:{g.model}"
 
 
+def _failure_reasons(results: Sequence[Any], limit: int = 300) -> dict[str, dict[str, Any]]:
+    """``reason -> {"count", "example"}`` over the failed judgments of ``results`` (judged or pairwise),
+    the example being the first failure's message (a server's error says what went wrong)."""
+    from ragworkbook.llm.host import redact_text
+
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        if getattr(r, "outcome", None) != FAILED:
+            continue
+        message = getattr(r, "error", None) or next(
+            (c.error for c in getattr(r, "calls", []) if getattr(c, "error", None)), None) or ""
+        reason = getattr(r, "reason", None) or str(message).split(":", 1)[0].strip() or "failed"
+        example = redact_text(" ".join(str(message).split()))[:limit]
+        got = out.setdefault(reason, {"count": 0, "example": example})
+        got["count"] += 1
+    return out
+
+
 @dataclass
 class JudgeCheck:
     """What :func:`judge_check` measured: the figures (:attr:`stats`), the per-pair detail
@@ -217,6 +235,8 @@ class JudgeCheck:
     documented: dict[str, Any] | None = None
     description: str = ""
     model: str = ""
+    #: why judgments failed: reason -> ``{"count", "example"}`` (the first message, e.g. the server's error)
+    failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: ``dataset``, ``metric``, ``judge``, ``n``, ``failures``, the statistics
@@ -225,7 +245,8 @@ class JudgeCheck:
         out: dict[str, Any] = {"dataset": self.dataset, "metric": self.metric, "judge": self.judge,
                                "model": self.model, "n": self.n, "n_available": self.n_available,
                                "failures": self.failures,
-                               "undefined": self.undefined, "judgments": self.judgments}
+                               "undefined": self.undefined, "judgments": self.judgments,
+                               "failure_reasons": self.failure_reasons}
         out.update({k: _jsonable(v) for k, v in self.stats.items()})
         out["card"] = self.reliability()
         out["settings"] = dict(self.settings)
@@ -267,6 +288,8 @@ class JudgeCheck:
                  + f"; judgments: {self.judgments}, failed {self.failures}"
                  + (f", undefined {self.undefined}" if self.undefined else "")
                  + f"; parse-failure rate {_est(s['parse_failure_rate'])}"]
+        for reason, got in self.failure_reasons.items():
+            lines.append(f"   failed {got['count']}: {reason}; first: {got['example']}")
         pa = s["pairwise_accuracy"]
         chance = ("a tie or an inconsistent verdict counts half" if self.metric == "pairwise"
                   else "a tie counts half")
@@ -593,7 +616,8 @@ def _check_wikieval(spec: DatasetSpec, judge: Judge | str, limit: int | None, th
                                      "compared": len(flips), "failed": failed, "flip_rate": rate_of(flips)}
     return JudgeCheck(
         dataset=spec.name, metric=metric, judge=judge_name(judge), n=len(pairs), n_available=len(data),
-        failures=failures, judgments=len(results), undefined=undefined, stats=stats, pairs=detail,
+        failures=failures, failure_reasons=_failure_reasons(results), judgments=len(results),
+        undefined=undefined, stats=stats, pairs=detail,
         settings={"limit": limit, "threshold": threshold, "ties": "half",
                   "repeats": 0 if deterministic else repeats, "temperature": temperature,
                   "consistency_items": k, "n_resamples": n_resamples,
@@ -719,7 +743,8 @@ def _check_ragchecker(spec: DatasetSpec, judge: Judge, limit: int | None, aspect
                                      "compared": len(flips), "failed": failed, "flip_rate": rate_of(flips)}
     return JudgeCheck(
         dataset=spec.name, metric="pairwise", judge=judge_name(judge), n=len(pairs), n_available=len(data),
-        failures=failures, judgments=len(results), stats=stats, pairs=detail,
+        failures=failures, failure_reasons=_failure_reasons(results), judgments=len(results), stats=stats,
+        pairs=detail,
         settings={"limit": limit, "aspect": aspect, "order": "round-robin over the source data sets",
                   "repeats": repeats, "temperature": temperature, "consistency_items": k,
                   "n_resamples": n_resamples, "seed": seed, "deterministic": False},

@@ -1,9 +1,11 @@
 """Public labelled data for measuring a judge: WikiEval pairs and RAGChecker's meta-evaluation.
 
-Two data sets, shipped in ``ragworkbook/data/`` with their licences (see ``ragworkbook/data/README.md``):
+Two public data sets, not shipped: :mod:`ragworkbook.datasets` downloads them on first use from their
+public homes (pinned commits, checked sha256) into the cache (``ragworkbook datasets fetch wikieval``,
+``ragworkbook datasets fetch ragchecker``; licences in ``ragworkbook datasets info NAME``):
 
 - **WikiEval** (the RAGAS paper's meta-evaluation set, arXiv:2309.15217), as three
-  CSV files of pairs (``data/wikieval/``): for each of 50 questions one good and one
+  CSV files of pairs (data set ``wikieval``): for each of 50 questions one good and one
   bad item, as WikiEval was built.
 
   ==========================  ==========  =====================================  ====================
@@ -18,13 +20,13 @@ Two data sets, shipped in ``ragworkbook/data/`` with their licences (see ``ragwo
   ==========================  ==========  =====================================  ====================
 
   **Which item is good comes from the construction labels**
-  (``data/wikieval/construction_labels.csv``, recomputed from the three CSVs by
-  ``derive_construction_labels.py`` beside them), never from the files' ``label``
+  (``ragworkbook/data/wikieval/construction_labels.csv``, this project's own, recomputed from the three
+  CSVs by ``derive_construction_labels.py`` beside it), never from the files' ``label``
   column: that column is a slot, not a verdict (its 1 marks the grounded answer in
   only 26 of the 50 faithfulness pairs; ff.csv's pairs 5-7 have the grounded answer
   under label 0). :attr:`WikiEvalItem.label` keeps it, for the record.
 
-- **RAGChecker's meta-evaluation** (arXiv:2408.08067, ``ragworkbook/data/ragchecker/``): 280
+- **RAGChecker's meta-evaluation** (arXiv:2408.08067, data set ``ragchecker``): 280
   pairs of answers from two RAG systems to the same query, with the reference
   (ground-truth) answer; each pair labelled by two annotators on correctness,
   completeness and overall quality, from -2 (the first answer, ``model1``, is much
@@ -181,8 +183,8 @@ def load_construction_labels(path: PathLike | None = None) -> dict[tuple[str, in
     """The construction labels of the WikiEval files: ``(file, row) -> ConstructionLabel`` (row: the
     0-based data row of that file; good: the grounded answer, the complete answer, the original context).
 
-    ``path`` defaults to the bundled ``data/wikieval/construction_labels.csv`` (columns ``file, row,
-    question, good, evidence``); DatasetError naming the line for a bad record."""
+    ``path`` defaults to the project's ``ragworkbook/data/wikieval/construction_labels.csv`` (columns
+    ``file, row, question, good, evidence``); DatasetError naming the line for a bad record."""
     from ragworkbook.paths import data_path
 
     p = Path(path) if path is not None else data_path("wikieval", CONSTRUCTION_LABELS)
@@ -204,9 +206,12 @@ def load_construction_labels(path: PathLike | None = None) -> dict[tuple[str, in
 def load_wikieval(name: str, path: PathLike | None = None, truth: PathLike | None = None) -> WikiEvalSet:
     """Load one WikiEval set (``"faithfulness"``, ``"answer_relevance"``, ``"context_relevance"``).
 
-    ``path`` defaults to the bundled ``data/wikieval/<file>``; ``truth``, the construction
-    labels that say which item of a pair is good, to ``construction_labels.csv`` in the same
-    folder. Every data row needs a construction label with the same question, and every question
+    ``path`` defaults to the data set's file (``ragworkbook.datasets``: downloaded and checked on
+    first use; DatasetMissing naming ``ragworkbook datasets fetch wikieval`` when it cannot be);
+    ``truth``, the construction labels that say which item of a pair is good, to the project's own
+    (``ragworkbook/data/wikieval/construction_labels.csv``) for the data set's file, to
+    ``construction_labels.csv`` beside ``path`` for a file you give. Every data row needs a
+    construction label with the same question, and every question
     exactly one good and one bad item (else DatasetError naming the lines); pairs keep the order in
     which their questions first appear. The files' ``label`` column is checked (0 or 1) and kept
     on each item but never decides which item is good.
@@ -215,9 +220,11 @@ def load_wikieval(name: str, path: PathLike | None = None, truth: PathLike | Non
         raise ValueError(f"unknown WikiEval set {name!r}; choose one of: {', '.join(WIKIEVAL_SETS)}")
     filename, text_cols = WIKIEVAL_SETS[name]
     if path is None:
+        from ragworkbook.datasets import dataset_file
         from ragworkbook.paths import data_path
 
-        path = data_path("wikieval", filename)
+        path = dataset_file("wikieval", filename)
+        truth = data_path("wikieval", CONSTRUCTION_LABELS) if truth is None else truth
     p = Path(path)
     t = Path(truth) if truth is not None else p.parent / CONSTRUCTION_LABELS
     if not t.is_file():
@@ -339,14 +346,15 @@ def load_ragchecker(path: PathLike | None = None, predictions: PathLike | None |
                     ) -> RagCheckerMeta:
     """Load RAGChecker's meta-evaluation pairs (``human_labeled_data.json``), and by default
     RAGChecker's predictions for them (``baseline_ragchecker.json``; ``predictions=False``: none).
+    Both default to the ``ragchecker`` data set's files (:mod:`ragworkbook.datasets`).
 
     The labels file holds two records per pair, one per annotator, consecutive and
     with the same ``instance_id``, query and answers (else DatasetError naming both
     records). The predictions file holds one record per pair, in the same order.
     """
-    from ragworkbook.paths import data_path
+    from ragworkbook.datasets import dataset_file
 
-    p = Path(path) if path is not None else data_path("ragchecker", "human_labeled_data.json")
+    p = Path(path) if path is not None else dataset_file("ragchecker", "human_labeled_data.json")
     data, lines = _record_list(p, "annotator records")
     if len(data) % 2:
         raise DatasetError(f"{p}: {len(data)} records; expected two per pair (one per annotator)")
@@ -381,7 +389,7 @@ def load_ragchecker(path: PathLike | None = None, predictions: PathLike | None |
             line=lines[i] if i < len(lines) else 0))
     pred_path = ""
     if predictions is not False:
-        pp = data_path("ragchecker", "baseline_ragchecker.json") if predictions in (True, None) else \
+        pp = dataset_file("ragchecker", "baseline_ragchecker.json") if predictions in (True, None) else \
             Path(predictions)  # type: ignore[arg-type]
         pairs = _with_predictions(pairs, pp)
         pred_path = str(pp)

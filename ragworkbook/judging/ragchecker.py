@@ -43,7 +43,6 @@ arXiv:2408.08067) and checked against its printed figures (NUMBERS.md, rows D):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -154,14 +153,15 @@ def example_metrics(results: Sequence[Mapping[str, Any]] | None = None) -> dict[
     """RAGChecker's printed metrics of a checked results file: the mean over the results of
     :func:`checking_metrics`, x 100, rounded to 1 decimal, grouped as RAGChecker prints them.
 
-    ``results`` defaults to the ``results`` of the bundled ``example_checking_outputs.json``.
+    ``results`` defaults to the ``results`` of RAGChecker's ``example_checking_outputs.json`` (data set
+    ``ragchecker``, :mod:`ragworkbook.datasets`).
     """
     if results is None:
         import json
 
-        from ragworkbook.paths import data_path
+        from ragworkbook.datasets import dataset_file
 
-        path = Path(data_path("ragchecker", "example_checking_outputs.json"))
+        path = dataset_file("ragchecker", "example_checking_outputs.json")
         results = json.loads(path.read_text(encoding="utf-8"))["results"]
     per = [checking_metrics(r) for r in results]
     if not per:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA
-from ragworkbook.metrics.registry import parse_metric
+from ragworkbook.metrics.registry import Metric, parse_metric
 
 __all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check"]
 
@@ -63,13 +63,6 @@ def card_metric(metric: str) -> str:
     return spec.derived_from or spec.name
 
 
-def _uses_judge(metric: str) -> bool:
-    try:
-        return parse_metric(metric).spec.uses_judge
-    except ValueError:
-        return True
-
-
 def _check_of(metric: str) -> str:
     """The ``judge-check`` data set that measures ``metric``'s judge (its spec's ``check``), or ''."""
     try:
@@ -86,23 +79,37 @@ def _model_of(judge_name: str) -> str:
 
 def read_check(path: str | Path) -> dict[str, Any]:
     """A saved judge-check (``ragworkbook judge-check --out FILE``) as a card; ValueError naming the file
-    when it is not one."""
+    when it is not one (missing, a folder, unreadable, not UTF-8 text, not JSON, nested too deeply,
+    another document), and a pipe nothing writes to is an error, not a hang."""
+    from ragworkbook.corpus.jsonfile import read_text
+
     p = Path(path)
+    expected = "expected the file `ragworkbook judge-check --dataset NAME --out FILE` writes"
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
+        text = read_text(p)
     except FileNotFoundError:
         raise ValueError(f"{p}: no such file (save a judge-check with `ragworkbook judge-check --dataset "
                          "NAME --out FILE`)") from None
+    except (OSError, ValueError) as exc:  # a folder, unreadable, not UTF-8, a silent pipe: already named
+        msg = str(exc)
+        raise ValueError(msg if str(p) in msg else f"{p}: {msg}") from None
+    if not text.strip():
+        raise ValueError(f"{p}: the file is empty; {expected}")
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno}); expected the file "
-                         "`ragworkbook judge-check --out FILE` writes") from None
+        raise ValueError(f"{p}: not JSON ({exc.msg}, line {exc.lineno}); {expected}") from None
+    except RecursionError:
+        raise ValueError(f"{p}: not a judge-check result: JSON nested too deeply; {expected}") from None
     if not isinstance(doc, Mapping) or ("card" not in doc and not {"metric", "dataset"} <= set(doc)):
-        raise ValueError(f"{p}: not a judge-check result (no 'card', 'metric' or 'dataset'); expected the "
-                         "file `ragworkbook judge-check --out FILE` writes")
-    return _from_mapping(doc)
+        raise ValueError(f"{p}: not a judge-check result (no 'card', 'metric' or 'dataset'); {expected}")
+    try:
+        return _from_mapping(doc)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{p}: not a judge-check result ({exc}); {expected}") from None
 
 
-def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
+def cards_for(metrics: Iterable[Metric], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
     """The card of every judged metric in ``metrics`` for a run judged by ``judge`` (``backend:model``).
 
     ``checks`` is None, a :class:`~ragworkbook.judging.check.JudgeCheck`, a card dict
@@ -123,16 +130,16 @@ def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> di
         cards[card["metric"]] = card
     out = {}
     for m in metrics:
-        kind = card_metric(m)
-        llm = _uses_judge(kind)  # a metric computed without an LLM: its card is its own, whoever judged
+        kind = m.spec.derived_from or m.spec.name
+        llm = m.spec.uses_judge  # a metric computed without an LLM: its card is its own, whoever judged
         card = cards.get(kind)
         if card is None:
-            out[m] = unmeasured(judge if llm else f"deterministic:{kind}", model if llm else kind)
+            out[m.name] = unmeasured(judge if llm else f"deterministic:{kind}", model if llm else kind)
             continue
         card = dict(card)
         if llm and card.get("model") and model and card["model"] != model:
             card["status"] = "other_judge"
-        out[m] = card
+        out[m.name] = card
     return out
 
 

@@ -94,6 +94,25 @@ class ReplayMissError(LLMError):
     """Strict replay found no recording for a request (message names what changed)."""
 
 
+#: The longest answer a generator returns, in characters: a server that ignores ``num_predict`` and
+#: streams megabytes is cut off here (:class:`AnswerTooLong`) instead of filling the memory and the report.
+MAX_ANSWER_CHARS = 100_000
+
+
+class AnswerTooLong(LLMError):
+    """The answer ran past :data:`MAX_ANSWER_CHARS` characters (a server that ignores ``num_predict``);
+    the rest of it was not read."""
+
+
+def answer_too_long(backend: str, model: str, size: int | None = None) -> AnswerTooLong:
+    """The error for an answer over :data:`MAX_ANSWER_CHARS` (``size``: its length when known)."""
+    got = f"{size:,} characters" if size is not None else f"over {MAX_ANSWER_CHARS:,} characters"
+    return AnswerTooLong(f"{backend}:{model} sent an answer of {got}; answers are read up to "
+                         f"{MAX_ANSWER_CHARS:,} (ragworkbook.llm.base.MAX_ANSWER_CHARS) and the rest is "
+                         "dropped: the server ignores num_predict, or the model runs on; lower num_predict "
+                         "or check the server")
+
+
 Message = Mapping[str, str]
 
 
@@ -258,6 +277,10 @@ class Generator(ABC):
                 _with_usage(exc, usage, time.perf_counter() - start)
                 raise
             usage = _spent(usage, reply, time.perf_counter() - start)
+            if len(_text(reply)) > MAX_ANSWER_CHARS:
+                too_long = answer_too_long(self.backend, self.model, len(_text(reply)))
+                too_long.usage = usage
+                raise too_long
             tries.append(_try(o, added, _text(reply), schema))
             if tries[-1]["error"] is None:
                 return self._generation(tries, schema, key, usage)
@@ -279,6 +302,10 @@ class Generator(ABC):
                 _with_usage(exc, usage, time.perf_counter() - start)
                 raise
             usage = _spent(usage, reply, time.perf_counter() - start)
+            if len(_text(reply)) > MAX_ANSWER_CHARS:
+                too_long = answer_too_long(self.backend, self.model, len(_text(reply)))
+                too_long.usage = usage
+                raise too_long
             tries.append(_try(o, added, _text(reply), schema))
             if tries[-1]["error"] is None:
                 return self._generation(tries, schema, key, usage)

@@ -6,8 +6,11 @@
   out of range, a port that is not a number) is a ValueError naming the variable.
 - :func:`ollama_timeout`: seconds to wait (``timeout=``, else ``$RAGWORKBOOK_OLLAMA_TIMEOUT``,
   else 300).
-- :func:`is_local`: whether a server URL is on this machine (a loopback address, ``localhost``
-  or the unspecified address ``0.0.0.0`` / ``::``). Requests to a local server never go
+- :func:`is_local`: whether a server URL is on this machine, decided by address, not by
+  spelling: the host name is resolved (``127.1``, ``2130706433``, ``0x7f.1``, ``localhost.``
+  and the machine's own host name all name this machine) and every address it resolves to must
+  be a loopback address, the unspecified address (``0.0.0.0`` / ``::``) or one of this
+  machine's own addresses. Requests to a local server never go
   through a proxy, whatever ``http_proxy`` / ``HTTP_PROXY`` say: a proxy would see every
   prompt and answer, and cannot reach this machine's loopback anyway (Ollama's own client
   bypasses proxies for loopback too). :func:`client_options` gives the ``ollama`` client
@@ -15,23 +18,27 @@
   probe of ``GET /api/tags``). A remote server is reached as the environment says (through
   the proxy, unless ``NO_PROXY`` names it).
 - :func:`ollama_models` / :func:`ollama_available`: the probe itself.
-- :func:`seconds_setting` (a timeout from an argument or an environment variable) and
-  :func:`redact_url` (a server URL without the credentials it may hold) serve every backend that
-  talks to a server.
+- :func:`seconds_setting` (a timeout from an argument or an environment variable),
+  :func:`redact_url` (a server URL without the credentials it may hold) and
+  :func:`redact_text` (any message with the credentials of the URLs and keys in it hidden)
+  serve every backend that talks to a server.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import os
+import re
+import socket
 import urllib.parse
 import urllib.request
 from typing import IO, Any
 
 __all__ = ["DEFAULT_OLLAMA_HOST", "DEFAULT_OLLAMA_TIMEOUT", "ollama_host", "ollama_timeout", "is_local",
            "client_options", "open_url", "ollama_models", "ollama_available", "seconds_setting",
-           "redact_url"]
+           "redact_url", "redact_text"]
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_TIMEOUT = 300.0
@@ -74,6 +81,7 @@ def ollama_host(host: str | None = None) -> str:
 
 
 def _bad_host(raw: str, from_env: bool, why: str) -> str:
+    raw = redact_text(raw)
     what = f"OLLAMA_HOST={raw!r}" if from_env else f"host={raw!r}"
     fix = "set OLLAMA_HOST to" if from_env else "give"
     return f"{what} is not an Ollama server address ({why}): {fix} host:port or a URL, {_EXAMPLE}"
@@ -117,20 +125,79 @@ def redact_url(url: str) -> str:
                                     split.fragment))
 
 
-def is_local(url: str) -> bool:
-    """Whether the server at ``url`` is on this machine: ``localhost`` (or a ``*.localhost`` name), a
-    loopback address (``127.0.0.0/8``, ``::1``, IPv4-mapped loopback) or ``0.0.0.0`` / ``::``."""
-    name = (urllib.parse.urlsplit(url if "://" in url else f"http://{url}").hostname or "").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
+#: user info of a URL (``scheme://user:password@``), or ``user:password@host`` without a scheme
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)[^\s/@'\"<>]*@|(?<![\w/])[^\s/@'\"<>:]+:[^\s/@'\"<>]*@")
+#: a key in a query or an option: ``key=...``, ``api_key=...``, ``token=...``, ``password=...``
+_KEYS = re.compile(r"(?i)\b(api[_-]?key|key|token|access[_-]?token|password|passwd|secret)=([^&\s'\"]+)")
+_BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]+")
+
+
+def redact_text(text: str) -> str:
+    """``text`` with credentials hidden: the user and password of every URL in it (``***@``), keys and
+    tokens given as ``key=...`` (``key=***``) and bearer tokens. For messages and settings shown to the
+    user; the values themselves are never changed."""
+    text = _USERINFO.sub(lambda m: (m.group("scheme") or "") + "***@", text)
+    text = _KEYS.sub(lambda m: f"{m.group(1)}=***", text)
+    return _BEARER.sub(lambda m: f"{m.group(1)} ***", text)
+
+
+def _host_name(url: str) -> str:
     try:
-        addr = ipaddress.ip_address(name)
+        name = urllib.parse.urlsplit(url if "://" in url else f"http://{url}").hostname or ""
+    except ValueError:
+        return ""
+    return name.lower().rstrip(".")
+
+
+@functools.lru_cache(maxsize=64)
+def _own_address(addr: str) -> bool:
+    """Whether ``addr`` is an address of this machine: a socket can be bound to it."""
+    family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.bind((addr, 0))
+    except OSError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def _resolves_local(name: str) -> bool:
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False
+    addrs = {info[4][0] for info in infos}
+    return bool(addrs) and all(_address_local(a) for a in addrs)
+
+
+def _address_local(text: str) -> bool:
+    try:
+        addr = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return False
     mapped = getattr(addr, "ipv4_mapped", None)
     if mapped is not None:
         addr = mapped
-    return addr.is_loopback or addr.is_unspecified
+    return addr.is_loopback or addr.is_unspecified or _own_address(str(addr))
+
+
+def is_local(url: str) -> bool:
+    """Whether the server at ``url`` is on this machine, by address: ``localhost`` (or a ``*.localhost``
+    name, a trailing dot allowed), else every address the host name resolves to is a loopback address
+    (``127.0.0.0/8``, ``::1``, IPv4-mapped loopback), ``0.0.0.0`` / ``::`` or an address of this machine.
+    So ``127.1``, ``2130706433``, ``0x7f.1`` and the machine's own host name are local; a name that
+    does not resolve is not."""
+    name = _host_name(url)
+    if not name:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return _address_local(str(ipaddress.ip_address(name.strip("[]"))))
+    except ValueError:
+        pass
+    return _resolves_local(name)
 
 
 def client_options(url: str) -> dict[str, Any]:

@@ -47,7 +47,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
+from ragworkbook.llm.base import (
+    MAX_ANSWER_CHARS,
+    BackendUnavailable,
+    Generator,
+    LLMError,
+    ModelNotFound,
+    Reply,
+    answer_too_long,
+    token_count,
+)
 from ragworkbook.llm.host import client_options, ollama_host, ollama_timeout
 
 DEFAULT_TIMEOUT = 300.0
@@ -64,6 +73,12 @@ def _request_errors() -> tuple[type[BaseException], ...]:
     import ollama
 
     return (ConnectionError, ollama.ResponseError, httpx.HTTPError)
+
+
+def _content(part: Any) -> str:
+    """The text of one part of an answer (thinking included: it counts toward the cap too)."""
+    message = getattr(part, "message", None)
+    return (getattr(message, "content", None) or "") + (getattr(message, "thinking", None) or "")
 
 
 def _snippet(text: str, n: int = _SNIPPET) -> str:
@@ -188,7 +203,7 @@ class OllamaGenerator(Generator):
         for _ in range(2):
             try:
                 resp = self.client.chat(**self._request(messages, options, schema))
-                return self._reply([resp] if not self.stream else list(resp))
+                return self._reply([resp] if not self.stream else self._parts(resp))
             except _REPLY_ERRORS as exc:  # the client could not read the reply
                 raise self._bad_reply(exc) from None
             except _request_errors() as exc:
@@ -205,7 +220,15 @@ class OllamaGenerator(Generator):
             for _ in range(2):
                 try:
                     resp = await client.chat(**self._request(messages, options, schema))
-                    return self._reply([resp] if not self.stream else [part async for part in resp])
+                    if not self.stream:
+                        return self._reply([resp])
+                    parts, size = [], 0
+                    async for part in resp:
+                        parts.append(part)
+                        size += len(_content(part))
+                        if size > MAX_ANSWER_CHARS:
+                            raise answer_too_long(self.backend, self.model)
+                    return self._reply(parts)
                 except _REPLY_ERRORS as exc:
                     raise self._bad_reply(exc) from None
                 except _request_errors() as exc:
@@ -215,6 +238,22 @@ class OllamaGenerator(Generator):
             raise AssertionError("unreachable")  # pragma: no cover
         finally:
             await client.close()
+
+    def _parts(self, stream: Any) -> list[Any]:
+        """The parts of a streamed answer, read until it is done or runs past
+        :data:`~ragworkbook.llm.base.MAX_ANSWER_CHARS` (AnswerTooLong: the rest is never read)."""
+        parts, size = [], 0
+        try:
+            for part in stream:
+                parts.append(part)
+                size += len(_content(part))
+                if size > MAX_ANSWER_CHARS:
+                    raise answer_too_long(self.backend, self.model)
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        return parts
 
     def _reply(self, parts: list[Any]) -> Reply:
         """The answer of a stream's parts (or of the one reply), thinking stripped, with the server's

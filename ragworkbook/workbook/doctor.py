@@ -34,7 +34,7 @@ from typing import Any
 from ragworkbook.llm import embedded
 from ragworkbook.llm.base import LLMError
 from ragworkbook.llm.defaults import default_model
-from ragworkbook.llm.host import ollama_host, ollama_timeout, open_url
+from ragworkbook.llm.host import ollama_host, ollama_timeout, open_url, redact_text
 from ragworkbook.llm.ollama_backend import OllamaGenerator
 from ragworkbook.llm.replay import Recording
 from ragworkbook.paths import data_path
@@ -93,7 +93,8 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
     try:
         host = ollama_host()
     except ValueError as exc:  # a bad OLLAMA_HOST: say so, with the variable's name
-        return {"ok": False, "host": os.environ.get("OLLAMA_HOST", ""), "server": False, "models": [],
+        return {"ok": False, "host": redact_text(os.environ.get("OLLAMA_HOST", "")), "server": False,
+                "models": [],
                 "model": model, "model_pulled": False, "chat": None, "client": _version("ollama"),
                 "error": str(exc), "fix": "unset OLLAMA_HOST, or set it to host:port (e.g. 127.0.0.1:11434)"}
     out: dict[str, Any] = {"ok": False, "host": host, "server": False, "models": [], "model": model,

@@ -663,10 +663,11 @@ def _d2(ctx: _Context) -> ReproducedNumber:
 def _d3(ctx: _Context) -> ReproducedNumber:
     import copy
 
+    from ragworkbook.datasets import dataset_file
     from ragworkbook.judging.ragchecker import example_metrics
-    from ragworkbook.paths import data_path
 
-    results = json.loads(data_path("ragchecker", "example_checking_outputs.json").read_text(encoding="utf-8"))
+    path = dataset_file("ragchecker", "example_checking_outputs.json")
+    results = json.loads(path.read_text(encoding="utf-8"))
     results = results["results"]
     committed = example_metrics(results)
     # the README's CLI block: the same results with one more response claim on the first query,

@@ -36,7 +36,9 @@ def test_every_tool_and_export_method_is_there():
                  "Dataset.to_json()", "Dataset.to_parquet()", "EvaluationDataset.save_as(file_type='csv')",
                  "EvaluationDataset.save_as(file_type='json')",
                  "EvaluationDataset.save_as(file_type='jsonl')",
-                 "DataFrame.to_csv(index=False)", "DataFrame.to_parquet(index=False)"):
+                 "DataFrame.to_csv(index=False)", "DataFrame.to_parquet(index=False)",
+                 "json.dump(EvaluationDataset.to_list())",
+                 "EvaluationDataset.to_pandas().to_parquet(index=False)"):
         assert call in calls
     orients = {c for c in calls if c.startswith("DataFrame.to_json")}
     assert len(orients) == 6  # records, split, index, columns, table, and records as JSON Lines
@@ -53,6 +55,9 @@ def test_the_fixtures_hold_the_forms_that_trip_readers():
     line = json.loads((EXPORTS / "deepeval.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert isinstance(line["retrieval_context"], str)  # deepeval's JSON Lines join them too
     assert (EXPORTS / "hf.parquet").read_bytes()[:4] == b"PAR1"
+    # a context with its source (RetrievedContextData): read as its text, as deepeval reads it back
+    assert "deepeval_source=p5-c2,deepeval_context=In this work" in (
+        EXPORTS / "deepeval_sources.jsonl").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", EXPORTED)
@@ -121,3 +126,12 @@ def test_parquet_through_a_pipe_and_a_broken_parquet_file(tmp_path):
     broken.write_bytes(b"PAR1 not really")
     with pytest.raises(DatasetError, match="not a readable Parquet file"):
         load_answer_records(broken)
+
+
+def test_context_is_deepevals_reference_contexts_only_in_a_deepeval_record():
+    from ragworkbook.corpus.answers import answer_records
+
+    squad = answer_records([{"question": "q", "answer": "a", "context": {"title": "a passage given"}}])
+    assert squad.ignored == ["context"] and squad.records[0].reference_contexts is None
+    deepeval = answer_records([{"input": "q", "actual_output": "a", "context": "x|y"}])
+    assert deepeval.ignored == [] and deepeval.records[0].reference_contexts == ["x", "y"]

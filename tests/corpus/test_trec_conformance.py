@@ -1,18 +1,19 @@
 """trec_eval's own conformance suite, run through ``ragworkbook ir-eval``: every output, byte for byte.
 
-``tests/data/trec_eval/`` holds trec_eval's test qrels and runs, the exact
-output of trec_eval for each command of its ``quicktest`` target (``out.*``)
-and the Makefile lines behind them. For every command whose inputs are in the
-suite, ``ragworkbook ir-eval`` runs with the same flags and files, and its
-stdout must equal the ``out.*`` file exactly (an empty diff). The dict API and
-the columns engine give the same values as the command, measure by measure.
-A command whose inputs are not in the suite (trec_eval's preference and
-z-score files were never copied) is skipped with the file it lacks.
+trec_eval's test qrels and runs, and the exact output of trec_eval 10 for each
+command of its ``quicktest`` target (``out.*``), are the ``trec_eval`` data set
+(:mod:`ragworkbook.datasets`: downloaded from usnistgov/trec_eval at a pinned
+commit, checked, cached; never copied into this repository). :data:`COMMANDS`
+holds those commands (written out here, from trec_eval's Makefile). For every command whose
+inputs are in the data set, ``ragworkbook ir-eval`` runs with the same flags and
+files, and its stdout must equal the ``out.*`` file exactly (an empty diff). The
+dict API and the columns engine give the same values as the command, measure by
+measure. A command whose inputs are not in the data set (trec_eval's z-score
+file) is skipped with the file it lacks.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +22,41 @@ import pytest
 
 from ragworkbook.cli import main
 from ragworkbook.corpus.trec import read_qrels, read_qrels_columns, read_run, read_run_columns
+from ragworkbook.datasets import fetch, get
 from ragworkbook.metrics.batch import evaluate_columns, evaluate_run
 from ragworkbook.metrics.trec_names import parse_trec_measures
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+pytestmark = pytest.mark.datasets("trec_eval")
+
+#: trec_eval's quicktest commands: (flags, qrels, run, expected output).
+QUICKTEST = [
+    ("", "qrels.test", "results.test", "out.test"),
+    ("-m all_trec", "qrels.test", "results.test", "out.test.a"),
+    ("-m all_trec -q", "qrels.test", "results.test", "out.test.aq"),
+    ("-m all_trec -q -c", "qrels.test", "results.trunc", "out.test.aqc"),
+    ("-m all_trec -q -c -M100", "qrels.test", "results.trunc", "out.test.aqcM"),
+    ("-m all_trec -mrelstring.20 -q -l2", "qrels.rel_level", "results.test", "out.test.aql"),
+    ("-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35 "
+     "-mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 -mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20",
+     "qrels.test", "results.test", "out.test.meas_params"),
+    ("-q -m all_trec -Z zscores_file", "qrels.test", "results.test", "out.test.aqZ"),
+]
+
+
+class _Suite:
+    """The data set's folder, fetched on first use (a test that cannot get it fails under CI)."""
+
+    _dir: Path | None = None
+
+    def __truediv__(self, name: str) -> Path:
+        if _Suite._dir is None:
+            _Suite._dir = next(iter(fetch("trec_eval", progress=False).values())).parent
+        return _Suite._dir / name
+
+
+DATA = _Suite()
+FILES = {f.name for f in get("trec_eval").files}
+
 
 @dataclass
 class Command:
@@ -39,61 +71,42 @@ class Command:
     @property
     def missing_inputs(self) -> list[str]:
         files = [self.qrels, self.run, self.out] + ([self.flags["Z"]] if "Z" in self.flags else [])
-        return [f for f in files if not (DATA / f).exists()]
+        return [f for f in files if f not in FILES]
 
 
-def parse_makefile(path: Path) -> list[Command]:
-    """The trec_eval commands of the ``quicktest`` target, with their flags."""
-    lines = path.read_text().splitlines()
-    body = []
-    inside = False
-    for line in lines:
-        text = re.sub(r"^\d+[:-]", "", line)  # the excerpt carries grep's line numbers
-        if text.startswith("quicktest:"):
-            inside = True
-            continue
-        if inside and not text.strip():
-            break
-        if inside and "./trec_eval" in text:
-            body.append(text.strip())
-    commands = []
-    for text in body:
-        pipeline, out = text.split("| diff - ")
-        words = shlex.split(pipeline)[1:]
-        flags: dict[str, str] = {}
-        files = []
-        i = 0
-        while i < len(words):
-            w = words[i]
-            if w.startswith("-") and len(w) >= 2:
-                name, value = w[1], w[2:]
-                if name in "mlMRZ" and not value:  # the value is the next word
-                    i += 1
-                    value = words[i]
-                flags[name] = (flags[name] + " " + value) if name == "m" and name in flags else value
-            else:
-                files.append(w)
-            i += 1
-        strip = lambda f: f.removeprefix("test/")  # noqa: E731
-        if "Z" in flags:
-            flags["Z"] = strip(flags["Z"])
-        commands.append(Command(text, strip(files[0]), strip(files[1]), strip(out.strip()), flags))
-    return commands
+def parse_flags(text: str) -> dict[str, str]:
+    """trec_eval's flags as ``{letter: value}`` (``-m`` values joined by a space)."""
+    flags: dict[str, str] = {}
+    for name, value in _flag_words(shlex.split(text)):
+        flags[name] = (flags[name] + " " + value) if name == "m" and name in flags else value
+    return flags
 
 
-COMMANDS = parse_makefile(DATA / "Makefile.quicktest.excerpt")
+def _flag_words(words: list[str]) -> list[tuple[str, str]]:
+    out, i = [], 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("-") and len(w) >= 2:
+            name, value = w[1], w[2:]
+            if name in "mlMRZ" and not value:  # the value is the next word
+                i += 1
+                value = words[i]
+            out.append((name, value))
+        i += 1
+    return out
+
+
+COMMANDS = [Command(flags, qrels, run, out, parse_flags(flags)) for flags, qrels, run, out in QUICKTEST]
 RUNNABLE = [c for c in COMMANDS if not c.missing_inputs and "R" not in c.flags and "Z" not in c.flags]
 
 
 def argv_of(cmd: Command) -> list[str]:
     """The ``ragworkbook ir-eval`` command line of a suite command: its flags as written, then the files."""
-    words = shlex.split(cmd.text.split("| diff - ")[0])[1:]
-    return ["ir-eval", *[w for w in words if not w.startswith("test/")], str(DATA / cmd.qrels),
-            str(DATA / cmd.run)]
+    return ["ir-eval", *shlex.split(cmd.text), str(DATA / cmd.qrels), str(DATA / cmd.run)]
 
 
-def test_the_excerpt_lists_the_suite():
-    assert len(COMMANDS) == 15
+def test_the_table_lists_the_suite():
+    assert len(COMMANDS) == 8
     assert [c.out for c in RUNNABLE] == ["out.test", "out.test.a", "out.test.aq", "out.test.aqc",
                                          "out.test.aqcM", "out.test.aql", "out.test.meas_params"]
     flags = {c.out: c.flags for c in RUNNABLE}
@@ -104,11 +117,12 @@ def test_the_excerpt_lists_the_suite():
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[f"{c.out}:{i}" for i, c in enumerate(COMMANDS)])
 def test_ir_eval_prints_exactly_what_trec_eval_prints(cmd: Command, capsys):
     if cmd.missing_inputs:
-        pytest.skip(f"inputs not in trec_eval's copied suite: {', '.join(cmd.missing_inputs)}")
+        pytest.skip(f"inputs not in the trec_eval data set: {', '.join(cmd.missing_inputs)}")
     if "R" in cmd.flags:
         pytest.skip(f"-R {cmd.flags['R']}: a judgement format ragworkbook does not read")
-    if "Z" in cmd.flags:  # pragma: no cover - the z-score file is not in the suite
-        pytest.skip("-Z: its z-score file is not in the suite (tests/corpus/test_trec_options.py checks -Z)")
+    if "Z" in cmd.flags:  # pragma: no cover - the z-score file is not in the data set
+        pytest.skip("-Z: its z-score file is not in the data set (tests/corpus/test_trec_options.py "
+                    "checks -Z)")
     assert main(argv_of(cmd)) == 0
     got = capsys.readouterr().out
     expected = (DATA / cmd.out).read_text()
@@ -155,18 +169,7 @@ def test_the_dict_api_gives_the_same_values(cmd: Command):
 
 
 def _flag_list(cmd: Command) -> list[tuple[str, str]]:
-    words = shlex.split(cmd.text.split("| diff - ")[0])[1:]
-    out, i = [], 0
-    while i < len(words):
-        w = words[i]
-        if w.startswith("-") and len(w) >= 2:
-            name, value = w[1], w[2:]
-            if name in "mlMRZ" and not value:
-                i += 1
-                value = words[i]
-            out.append((name, value))
-        i += 1
-    return out
+    return _flag_words(shlex.split(cmd.text))
 
 
 def test_results_trunc_has_trailing_text_and_is_read():
@@ -175,3 +178,26 @@ def test_results_trunc_has_trailing_text_and_is_read():
     run = read_run(DATA / "results.trunc")
     assert sorted(run) == ["301", "303"] and sum(map(len, run.values())) == len(lines)
     assert run["301"]["FBIS3-27619"] == 2.138276
+
+
+#: measures checked against pytrec_eval (trec_eval 9's code) on the suite's qrels and run
+PYTREC_MEASURES = ["map", "Rprec", "bpref", "recip_rank", "P_5", "P_10", "ndcg", "ndcg_cut_10", "recall_100",
+                   "num_rel_ret"]
+
+
+@pytest.mark.reference
+def test_values_agree_with_pytrec_eval_on_the_suite():
+    from conftest import reference
+
+    pytrec_eval = reference("pytrec_eval")
+    qrels, run = read_qrels(DATA / "qrels.test"), read_run(DATA / "results.test")
+    theirs = pytrec_eval.RelevanceEvaluator(
+        {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()},
+        {"map", "Rprec", "bpref", "recip_rank", "P", "ndcg", "ndcg_cut", "recall", "num_rel_ret"}).evaluate(
+        {q: dict(docs) for q, docs in run.items()})
+    request = parse_trec_measures(PYTREC_MEASURES)
+    ours = evaluate_run(qrels, run, request.metrics)
+    assert sorted(theirs) == ours.query_ids
+    for m in request.metrics:
+        for qid in ours.query_ids:
+            assert ours.per_query[qid][m.name] == pytest.approx(theirs[qid][m.name], abs=1e-6), (m.name, qid)

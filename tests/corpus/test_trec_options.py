@@ -2,7 +2,7 @@
 -o, -v, the long options, a run on standard input, means summed in query order and the last line's runid.
 
 Two references, neither of them code of ours:
-- trec_eval's own expected outputs (``../shared/data/trec_eval_tests``, :func:`trec_eval_suite`),
+- trec_eval's own expected outputs (the ``trec_eval`` data set, :func:`trec_eval_suite`),
   for the options that leave them as they are or cut them predictably;
 - the output of the C trec_eval 10 itself for every option on small inputs made here
   (``tests/data/trec_options``, written by ``scripts/make_trec_option_fixtures.py`` with the C program:
@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import in_ci
 
 from ragworkbook.cli import main
 
@@ -29,17 +27,12 @@ MANIFEST = json.loads((OPTIONS / "COMMANDS.json").read_text(encoding="utf-8"))
 
 
 def trec_eval_suite() -> Path:
-    """trec_eval's conformance files (qrels, runs, ``out.*``): ``../shared/data/trec_eval_tests`` beside
-    the project (one place to change when the data layer moves it). Fails under CI when absent."""
-    root = Path(__file__).resolve().parents[2]
-    shared = Path(os.environ.get("RAGWORKBOOK_SHARED_DATA", root.parent / "shared" / "data"))
-    path = shared / "trec_eval_tests"
-    if not (path / "out.test").exists():
-        message = f"trec_eval's test files are not at {path} (the shared data folder beside the project)"
-        if in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return path
+    """trec_eval's conformance files (qrels, runs, ``out.*``): the ``trec_eval`` data set of
+    :mod:`ragworkbook.datasets` (the session's mirror of ../shared/data in the tests). Fails under CI,
+    skips otherwise, when it cannot be had."""
+    from conftest import datasets
+
+    return next(iter(datasets("trec_eval")["trec_eval"].values())).parent
 
 
 def _run(argv: list[str], capsys, stdin: bytes | None = None, monkeypatch=None) -> str:

@@ -1,10 +1,14 @@
-"""WikiEval and RAGChecker loaders: the bundled files load, malformed files fail naming file, line, field."""
+"""WikiEval and RAGChecker loaders: the data sets load, malformed files fail naming file, line, field.
+
+WikiEval and RAGChecker's files come from :mod:`ragworkbook.datasets` (the session's mirror of
+../shared/data in the tests); the construction labels are the project's own, in ragworkbook/data/wikieval."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -12,6 +16,7 @@ import sys
 import pytest
 
 from ragworkbook.corpus.jsonfile import DatasetError
+from ragworkbook.datasets import dataset_dir, fetch
 from ragworkbook.judging.datasets import (
     CONSTRUCTION_LABELS,
     WIKIEVAL_SETS,
@@ -79,11 +84,13 @@ def test_word_overlap_ranks_the_construction_good_answer_first_and_label_1_at_ch
     assert 0.35 <= accuracy(lambda p: p.good.label == 1) <= 0.65
 
 
+@pytest.mark.datasets("wikieval")
 def test_the_construction_labels_recompute_from_the_three_files(tmp_path):
     folder = data_path("wikieval")
+    fetch("wikieval", progress=False)
     out = tmp_path / "labels.csv"
     subprocess.run([sys.executable, str(folder / "derive_construction_labels.py"), str(out)], check=True,
-                   capture_output=True)
+                   capture_output=True, env={**os.environ, "WIKIEVAL_DIR": str(dataset_dir("wikieval"))})
     assert out.read_bytes() == (folder / "construction_labels.csv").read_bytes()
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ragworkbook.datasets import dataset_file
 from ragworkbook.judging.datasets import load_ragchecker
 from ragworkbook.judging.ragchecker import checking_metrics, example_metrics
-from ragworkbook.paths import data_path
 from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, solves
 
 
@@ -46,7 +46,7 @@ def _solve_raw() -> Solution:
 
 
 def _results() -> list[dict[str, Any]]:
-    text = data_path("ragchecker", "example_checking_outputs.json").read_text(encoding="utf-8")
+    text = dataset_file("ragchecker", "example_checking_outputs.json").read_text(encoding="utf-8")
     return json.loads(text)["results"]
 
 

@@ -1,0 +1,224 @@
+"""Scoring given outputs a batch at a time: progress, partial reports saved as it goes, resume.
+
+:class:`OutputsRun` is the loop behind
+:func:`ragworkbook.evaluation.outputs.evaluate_outputs`: the rows are scored
+``save_every`` at a time by a function the caller gives (the one scoring path,
+:func:`ragworkbook.evaluation.evaluate.score_rows`), a progress bar counts the
+records, and with ``out`` the report is saved after every batch and when the run
+is interrupted (KeyboardInterrupt, and SIGTERM / SIGHUP through
+:mod:`ragworkbook._signals`). A saved partial report holds every record: those
+not scored yet have every metric failed ``not_scored`` and ``meta["complete"]``
+is false, so it loads, and the gate refuses it as incomplete.
+
+Resuming (:meth:`OutputsRun.resume_from_out`) keeps the rows of the report at
+``out`` that were scored, when the report was made by the same run: the same
+records (ids, questions, answers, contexts, references), relevance, metrics and
+judge, summed up in ``meta["settings"]``; a report made otherwise is refused,
+naming what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from ragworkbook.evaluation.report import Report
+from ragworkbook.metrics.registry import Metric
+from ragworkbook.outcomes import FAILED, Unscored
+
+__all__ = ["OutputsRun"]
+
+NOT_SCORED = (
+    "the run stopped before this record was scored; run the same command again with --resume "
+    "(resume=True) to score it"
+)
+
+
+def _fingerprint(obj: Any) -> str:
+    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class OutputsRun:
+    """The state of one scoring run over given outputs (see the module docstring)."""
+
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        wanted: Sequence[Metric],
+        *,
+        info: dict[str, Any],
+        extra_meta: Mapping[str, Any] | None,
+        out: str | os.PathLike[str] | None,
+        save_every: int,
+        progress: bool,
+    ):
+        if not isinstance(save_every, int) or save_every < 1:
+            raise ValueError(f"save_every must be a positive number of records, got {save_every!r}")
+        self.rows, self.wanted, self.info = rows, list(wanted), dict(info)
+        self.extra_meta = dict(extra_meta or {})
+        self.out = Path(out) if out is not None else None
+        self.save_every, self.progress = save_every, progress
+        self.done: set[int] = set()  # positions of the rows scored
+        self.settings: dict[str, Any] = {}
+        self.resumed = 0
+
+    def fingerprint(
+        self,
+        *,
+        rankings: Mapping[str, Any],
+        judgements: Mapping[str, Any],
+        forced: Mapping[str, Mapping[str, Unscored]],
+        judge: Any,
+    ) -> dict[str, Any]:
+        """What determines every value of the run: the records, their relevance, the metrics, the judge."""
+        gen = getattr(judge, "generator", judge)
+        records = [
+            {key: r.get(key) for key in ("id", "question", "answer", "contexts", "context_ids", "reference")}
+            for r in self.rows
+        ]
+        return {
+            "records": _fingerprint(records),
+            "relevance": _fingerprint(
+                {
+                    "rankings": rankings,
+                    "judgements": judgements,
+                    "unscored": {i: {m: u.to_dict() for m, u in f.items()} for i, f in forced.items()},
+                }
+            ),
+            "metrics": [m.name for m in self.wanted],
+            "judge": None
+            if judge is None
+            else {
+                "backend": getattr(gen, "backend", type(gen).__name__),
+                "model": getattr(gen, "model", ""),
+                "options": json.loads(json.dumps(getattr(judge, "options", None), default=str)),
+            },
+        }
+
+    def resume_from_out(self) -> None:
+        """Keep the scored rows of the report at ``out`` (ValueError when it was made by another run)."""
+        if self.out is None or not self.out.exists():
+            return
+        old = Report.load(self.out)
+        stored = old.meta.get("settings")
+        if not isinstance(stored, dict) or old.meta.get("mode") != "answers":
+            raise ValueError(
+                f"cannot resume from {self.out}: it is not a report of `eval --answers` that "
+                "records its settings; run without --resume, or write to another --out"
+            )
+        if stored != self.settings:
+            what = {
+                "records": "the records (ids, questions, answers, contexts or references)",
+                "relevance": "the relevance (qrels, relevant ids or keywords)",
+                "metrics": "the metrics",
+                "judge": "the judge",
+            }
+            diffs = [
+                what.get(key, key)
+                for key in sorted(set(stored) | set(self.settings))
+                if stored.get(key) != self.settings.get(key)
+            ]
+            raise ValueError(
+                f"cannot resume from {self.out}: it was made from other inputs ({'; '.join(diffs)} "
+                "differ); its rows would not be this run's: run without --resume, or write to "
+                "another --out"
+            )
+        by_id = {str(r["id"]): r for r in old.rows}
+        for pos, row in enumerate(self.rows):
+            was = by_id.get(str(row["id"]))
+            if was is None or any(
+                u.get("outcome") == FAILED and u.get("reason") == "not_scored"
+                for u in (was.get("unscored") or {}).values()
+            ):
+                continue
+            row.update(metrics=dict(was["metrics"]), unscored=dict(was.get("unscored") or {}))
+            if was.get("judgments"):
+                row["judgments"] = was["judgments"]
+            self.done.add(pos)
+        self.resumed = len(self.done)
+        for key in ("judge", "judge_reliability", "retrieval_depth", "judge_model_calls"):
+            if key in old.meta and key not in self.info:
+                self.info[key] = old.meta[key]
+
+    def report(self, final: bool) -> Report:
+        """Every record: scored, or (not yet) every metric failed ``not_scored``."""
+        names = [m.name for m in self.wanted]
+        rows = []
+        why = Unscored(FAILED, "not_scored", NOT_SCORED).to_dict()
+        for pos, row in enumerate(self.rows):
+            if pos in self.done:
+                rows.append(row)
+            else:
+                rows.append(
+                    {**row, "metrics": {n: None for n in names}, "unscored": {n: dict(why) for n in names}}
+                )
+        meta = {
+            **self.info,
+            **self.extra_meta,
+            "settings": self.settings,
+            "resumed": self.resumed,
+            "complete": final and len(self.done) == len(self.rows),
+        }
+        return Report(rows=rows, metrics=names, meta=meta)
+
+    def save(self, final: bool = False) -> Report:
+        report = self.report(final)
+        if self.out is not None:
+            report.save(self.out)
+        return report
+
+    def run(self, score: Callable[[list[dict[str, Any]], bool], dict[str, Any]]) -> Report:
+        """Score the rows not done, ``save_every`` at a time (``score(rows, progress)`` fills them in
+        place and returns what the meta gets), saving after each batch; the report."""
+        todo = [pos for pos in range(len(self.rows)) if pos not in self.done]
+        bar = tqdm(
+            total=len(self.rows),
+            initial=len(self.done),
+            desc="score",
+            unit="record",
+            disable=not self.progress,
+            leave=False,
+        )
+        judged = any(m.family == "judged" for m in self.wanted)
+        try:
+            for start in range(0, len(todo), self.save_every):
+                batch = todo[start : start + self.save_every]
+                got = score([self.rows[pos] for pos in batch], self.progress and judged)
+                self._merge(got)
+                self.done.update(batch)
+                bar.update(len(batch))
+                if start + self.save_every < len(todo) and self.out is not None:
+                    self.save()
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM, SIGHUP), or a bug: the work done is saved first
+            if self.out is not None:
+                try:
+                    self.save()
+                except Exception:  # pragma: no cover - keep the original error
+                    pass
+            raise
+        finally:
+            bar.close()
+        for row in self.rows:  # a row's metrics in the run's order
+            row["metrics"] = {m.name: row["metrics"].get(m.name) for m in self.wanted}
+            row["unscored"] = {
+                m.name: row["unscored"][m.name] for m in self.wanted if m.name in row["unscored"]
+            }
+        return self.save(final=True)
+
+    def _merge(self, got: Mapping[str, Any]) -> None:
+        for key, value in got.items():
+            if key == "retrieval_depth":
+                self.info[key] = max(self.info.get(key, 0), value)
+            elif key == "judge_model_calls":
+                self.info[key] = self.info.get(key, 0) + value
+            elif key == "judge_reliability":
+                self.info.setdefault(key, {}).update(value)
+            else:
+                self.info[key] = value
