@@ -9,7 +9,7 @@ Run from the repository root (the package importable, e.g. PYTHONPATH=.)::
 Each probe runs ``python -m ragworkbook ...`` in a fresh temporary folder against a fault: a
 device, a FIFO or a link as ``--out``, an input named as the output, SIGTERM / SIGHUP / SIGINT
 mid-run, two writers of one file, a stand-in Ollama server (tests/fakes) that is slow, fails or
-sends huge answers, a logging proxy, a full file system (a 64 KB tmpfs, root only), bad bytes.
+sends huge answers, a logging proxy, a full file system (an 8 KB tmpfs, root only), bad bytes.
 Item 10 (recordings under RAGWORKBOOK_DATA) is covered elsewhere. Probes that need root (a
 character device, a tmpfs) are skipped without it.
 """
@@ -1028,7 +1028,7 @@ def tiny_fs(tmp: Path) -> Iterator[Path]:
     mnt = tmp / "full"
     mnt.mkdir()
     r = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, text=True
+        ["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(mnt)], capture_output=True, text=True
     )
     if r.returncode:
         raise Skip(f"mount: {r.stderr.strip()}")
