@@ -65,5 +65,15 @@ def test_eval_with_the_judge_on_a_real_openai_compatible_server(llama_server, tm
     for name in ("faithfulness", "answer_relevancy"):  # computed, or counted as failed: never dropped
         agg = report["aggregates"][name]
         assert agg["n"] + agg.get("failed", 0) + agg.get("undefined", 0) == 1, (name, agg)
+    # the ledger: the server's own usage counts and the seconds of each metric's judge requests
+    ledger = report["meta"]["judge_ledger"]
+    for name in ("faithfulness", "answer_relevancy"):
+        cost = ledger["metrics"][name]
+        assert cost["requests"] >= 1 and cost["calls"] >= cost["requests"], (name, cost)
+        assert cost["seconds"] > 0, (name, cost)
+        assert cost["prompt_tokens"] > 0 and cost["tokens_unreported"] <= cost["failed"], (name, cost)
+    assert ledger["total"]["requests"] == report["meta"]["judge_model_calls"]
+    assert f"judge cost (openai:{LLAMA_SERVER_MODEL}, live;" in proc.stdout
+    print(proc.stdout)  # the table and its ledger, for the record (pytest -s)
     for text in (proc.stdout, proc.stderr, out.read_text(encoding="utf-8")):
         assert llama_server.api_key not in text

@@ -72,7 +72,7 @@ def test_a_file_with_three_problems_reports_all_three(tmp_path, capsys):
     status, out, err = _run(["eval", "--answers", str(f), "--no-judge", "--metric", METRICS], capsys)
     assert status == 2 and not out
     assert err.startswith(f"ragworkbook eval: error: {f}: 3 problems:")
-    assert "bad.jsonl, line 2: record is missing the field 'answer' (or 'response')" in err
+    assert "bad.jsonl, line 2: record is missing the field 'answer' (or 'response', 'actual_output')" in err
     assert "bad.jsonl, line 3: field 'contexts' must be an array, got string" in err
     assert "bad.jsonl, line 5: field 'reference' must be a string or null, got integer" in err
 

@@ -45,3 +45,15 @@ def test_one_question_judged_live_with_the_embedded_model(tmp_path, no_ollama):
         assert agg.n + agg.failed + agg.undefined == 1, name  # a value, or a counted failure / undefined
         assert name in done.stdout
     assert report.meta["backend"] == "embedded" and report.meta.get("judge")
+    # the ledger: llama.cpp's own token counts and the seconds of every judge request, per metric
+    ledger = report.meta["judge_ledger"]
+    assert ledger["mode"] == "live" and set(JUDGED) <= set(ledger["metrics"])
+    total = ledger["total"]
+    assert total["requests"] == report.meta["judge_model_calls"] > 0
+    assert total["calls"] >= total["requests"] and total["cache_hits"] == 0
+    assert total["tokens_unreported"] <= total["failed"]  # only a request that got no answer lacks its counts
+    assert total["prompt_tokens"] > 0 and total["completion_tokens"] > 0 and total["seconds"] > 0
+    assert sum(m["requests"] for m in ledger["metrics"].values()) == total["requests"]
+    assert "judge cost (embedded:SmolLM2-135M-Instruct.Q4_1, live;" in done.stdout
+    print(done.stdout)  # the table and its ledger, for the record (pytest -s)
+

@@ -9,14 +9,26 @@ everything below.
 
 - Files: JSON Lines (``.jsonl``), a JSON array or an object holding the array
   under ``answers``, ``rows`` or ``samples`` (``.json``; the workbook's saved
-  runs are such objects), or CSV (``.csv``; list fields as JSON arrays in
-  their cells, Python list literals accepted, an empty cell = no value except an
-  empty answer).
+  runs are such objects), pandas' ``to_json`` in any orient that keeps the
+  column names (records, split, index, columns, table), CSV (``.csv``; an empty
+  cell = no value except an empty answer), or Parquet (``.parquet``, read with
+  pyarrow). The files the tools write are read as they write them: ragas'
+  ``EvaluationDataset`` exports, Hugging Face ``datasets``' ``to_csv`` /
+  ``to_json`` / ``to_parquet``, deepeval's ``save_as`` (JSON, JSONL, CSV), pandas'
+  ``to_csv`` / ``to_json`` / ``to_parquet`` (``tests/data/exports``, written by
+  ``scripts/make_export_fixtures.py`` with the tools themselves).
+- List cells of a CSV (:mod:`ragworkbook.corpus.list_cells`): a JSON array, a
+  Python list literal (pandas), a numpy array's text ``['a' 'b']`` (Hugging Face
+  ``datasets``), and in deepeval's ``retrieval_context`` and ``context`` columns
+  text joined by ``|`` (:data:`SEPARATED_COLUMNS`); a cell that cannot be read
+  as exactly one list is an error naming the line, the field and the fix.
 - Field names (:data:`FIELDS`): the workbook's own, RAGAS 0.2+
   (``user_input``, ``response``, ``retrieved_contexts``,
-  ``retrieved_context_ids``, ``reference``, ``reference_context_ids``) and
-  RAGAS 0.1 (``question``, ``answer``, ``contexts``, ``ground_truth``). Other
-  fields are ignored and listed (:attr:`AnswerSet.ignored`).
+  ``retrieved_context_ids``, ``reference``, ``reference_context_ids``,
+  ``reference_contexts``), RAGAS 0.1 (``question``, ``answer``, ``contexts``,
+  ``ground_truth``) and deepeval (``input``, ``actual_output``,
+  ``retrieval_context``, ``expected_output``, ``context``). Other fields are
+  ignored and listed (:attr:`AnswerSet.ignored`).
 - Contexts: strings, or objects with ``text`` and an optional ``id``. Optional: a
   record without them (question, answer, reference: a common export) loads with
   ``has_contexts`` False and the metrics that read contexts are undefined.
@@ -42,7 +54,6 @@ its line and field (:class:`~ragworkbook.corpus.jsonfile.DatasetError`, up to
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import math
@@ -67,26 +78,33 @@ from ragworkbook.corpus.jsonfile import (
     raise_problems,
     read_text,
 )
+from ragworkbook.corpus.list_cells import ListCellError, parse_list_cell
 from ragworkbook.protocols import context_id, context_text
 from ragworkbook.schemas import record_problems
 
-__all__ = ["FIELDS", "LIST_FIELDS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord", "AnswerSet",
-           "question_id", "assign_ids", "resolve_fields", "load_answer_records", "answer_records",
-           "ragas_records", "save_answer_records"]
+__all__ = ["FIELDS", "LIST_FIELDS", "SEPARATED_COLUMNS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord",
+           "AnswerSet", "question_id", "assign_ids", "resolve_fields", "load_answer_records",
+           "answer_records", "ragas_records", "save_answer_records"]
 
 #: Canonical field -> the names accepted for it, the workbook's first (RAGAS 0.2+ and 0.1 names included).
 FIELDS: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id", "question_id", "qid"),
-    "question": ("question", "user_input"),
-    "answer": ("answer", "response"),
-    "contexts": ("contexts", "retrieved_contexts"),
+    "question": ("question", "user_input", "input"),
+    "answer": ("answer", "response", "actual_output"),
+    "contexts": ("contexts", "retrieved_contexts", "retrieval_context"),
     "context_ids": ("context_ids", "retrieved_context_ids"),
-    "reference": ("reference", "ground_truth"),
+    "reference": ("reference", "ground_truth", "expected_output"),
     "keyword": ("keyword",),
     "relevant_ids": ("relevant_ids", "reference_context_ids", "relevant_context_ids"),
+    "reference_contexts": ("reference_contexts", "context"),
 }
 #: Canonical fields whose value is a list (a JSON array in a CSV cell).
-LIST_FIELDS = ("contexts", "context_ids", "relevant_ids")
+LIST_FIELDS = ("contexts", "context_ids", "relevant_ids", "reference_contexts")
+#: Fields whose list may be written as text joined by a separator, declared by the tool that writes them:
+#: deepeval's ``save_as`` joins ``retrieval_context`` and ``context`` with ``|`` in its CSV and JSON Lines
+#: (not in its JSON) and reads them back with ``text.split("|")`` (``""``: an empty list), as the reader
+#: here does. In a CSV cell of these columns the text is always split; in JSON a list stays a list.
+SEPARATED_COLUMNS: dict[str, str] = {"retrieval_context": "|", "context": "|"}
 #: Members of a JSON object that may hold the records.
 _CONTAINERS = ("answers", "rows", "samples")
 #: The longest answer or reference, in characters, that the generation and judged metrics are computed
@@ -133,7 +151,9 @@ class AnswerRecord:
     (absent, null or blank); ``relevant_ids`` is None when not given (``[]``: given,
     and nothing is relevant). ``line`` is where the record starts in its file (None
     for records given in memory); ``id_generated`` says the id was made by
-    :func:`assign_ids`.
+    :func:`assign_ids`. ``reference_contexts``: the passages a correct answer needs
+    (ragas' ``reference_contexts``, deepeval's ``context``), None when not given;
+    read by the text-based context precision and recall.
     """
 
     id: str
@@ -146,6 +166,7 @@ class AnswerRecord:
     relevant_ids: list[str] | None = None
     line: int | None = None
     id_generated: bool = False
+    reference_contexts: list[str] | None = None
 
     @property
     def has_contexts(self) -> bool:
@@ -234,15 +255,13 @@ def _plain(value: Any) -> Any:
 
 
 def _list_cell(text: str, name: str, where: str) -> tuple[Any, str | None]:
-    """A CSV cell holding a list: a JSON array, or a Python list literal (``['a', 'b']``)."""
+    """A CSV cell holding a list: a JSON array, a Python list literal (``['a', 'b']``), a numpy
+    array's ``str`` (``['a' 'b']``), or, in a column of :data:`SEPARATED_COLUMNS`, text joined by its
+    separator (:func:`~ragworkbook.corpus.list_cells.parse_list_cell`)."""
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return None, (f"{where}: field {name!r} must hold a JSON array in its CSV cell, like "
-                          f'["first passage", "second passage"]; got {text[:40]!r}')
+        value = parse_list_cell(text, SEPARATED_COLUMNS.get(name))
+    except ListCellError as exc:
+        return None, f"{where}: field {name!r}: {exc}"
     return _plain(value), None
 
 
@@ -256,6 +275,9 @@ def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any
     for key, value in rec.items():
         key = str(key)
         if csv:
+            if value == "" and key in SEPARATED_COLUMNS:  # deepeval writes [] (and None) so, reads it as []
+                out[key] = []
+                continue
             if value is None or (value == "" and key not in FIELDS["answer"]):  # an empty answer is an answer
                 continue
             if key in _LIST_NAMES:
@@ -267,6 +289,8 @@ def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any
             value = _plain(value)
             if not isinstance(value, list) and _missing(value):
                 continue
+            if isinstance(value, str) and key in SEPARATED_COLUMNS:  # deepeval's JSON Lines join them too
+                value = value.split(SEPARATED_COLUMNS[key]) if value else []
         out[key] = value
     return out, problems
 
@@ -325,6 +349,9 @@ def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
                     return None
         elif canon == "id":
             if not _visible_id(value):
+                return None
+        elif canon == "reference_contexts":
+            if t is not list or not all(type(x) is str for x in value):
                 return None
         elif t is not list or not all(_visible_id(x) for x in value):  # context_ids, relevant_ids
             return None
@@ -412,7 +439,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
         reference=reference if isinstance(reference, str) and reference.strip() else None,
         keyword=values.get("keyword"),
         relevant_ids=None if relevant is None else [_str_id(x) for x in relevant],
-        line=line, id_generated=rid is None), []
+        line=line, id_generated=rid is None, reference_contexts=values.get("reference_contexts")), []
 
 
 #: An entry of :func:`_build`: (line in the file or None, 1-based record number or None, record)
@@ -510,10 +537,17 @@ def _settle_generated_ids(records: list[AnswerRecord]) -> None:
             taken.add(cand)
 
 
+_PARQUET_MAGIC = b"PAR1"
+_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
 def _sniff(head: bytes) -> str:
-    """The format of an answers stream without a telling suffix (a pipe): ``"json"`` when it opens
+    """The format of an answers stream without a telling suffix (a pipe): ``"parquet"`` for Parquet's
+    magic bytes, ``"json"`` when it opens
     with ``[`` (or ``{`` on a line of its own, a pretty-printed object), ``"jsonl"`` when its first
     line is a JSON object, else ``"csv"``."""
+    if head.startswith(_PARQUET_MAGIC):
+        return "parquet"
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if text.startswith(b"["):
         return "json"
@@ -530,7 +564,8 @@ def _sniff(head: bytes) -> str:
 
 
 def load_answer_records(path: PathLike) -> AnswerSet:
-    """Read and check an answers file (``.jsonl``, ``.json`` or ``.csv``; see the module docstring).
+    """Read and check an answers file (``.jsonl``, ``.json``, ``.csv`` or ``.parquet``; see the module
+    docstring).
 
     A pipe (``--answers <(cat f)``) or a file without a suffix is read as the format its first
     bytes show (:func:`_sniff`). JSON Lines are read a line at a time. FileNotFoundError for a
@@ -541,16 +576,19 @@ def load_answer_records(path: PathLike) -> AnswerSet:
     suffix = path.suffix.lower()
     source = str(path)
     with gc_paused():
-        if suffix not in (".jsonl", ".json", ".csv"):
+        data = None
+        if suffix not in _SUFFIXES:
             if suffix and not is_pipe(path):
-                raise DatasetError(f"{path}: an answers file is .jsonl, .json or .csv, got {path.suffix!r} "
-                                   "(`ragworkbook schema answers` describes the format)")
+                raise DatasetError(f"{path}: an answers file is .jsonl, .json, .csv or .parquet, got "
+                                   f"{path.suffix!r} (`ragworkbook schema answers` describes the format)")
             data = read_input(path, "answers file")
             kind = _sniff(data[:4096])
-            text = decode_bytes(path, data)
-            del data
+            text = None if kind == "parquet" else decode_bytes(path, data)
         else:
-            kind, text = suffix[1:], None
+            kind, text = _SUFFIXES[suffix], None
+        if kind == "parquet":
+            return _load_parquet(path, data, source)
+        del data
         if kind == "jsonl":
             records = iter_jsonl(path) if text is None else parse_jsonl(path, text)
             return _build(((ln, None, rec) for ln, rec in records), source, lambda ln, _i: location(path, ln))
@@ -562,15 +600,73 @@ def load_answer_records(path: PathLike) -> AnswerSet:
         return _load_json(path, text, source)
 
 
+def _load_parquet(path: Path, data: bytes | None, source: str) -> AnswerSet:
+    """A Parquet file (pandas' ``to_parquet``, Hugging Face ``Dataset.to_parquet``): one record a row."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data) if data is not None else path)
+    except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
+    rows = table.to_pylist()
+    del table
+    return _build(((None, i, rec) for i, rec in enumerate(rows, start=1)), source,
+                  lambda _ln, i: f"{path}, row {i}", raw=False)
+
+
+def _pandas_orient(obj: dict[str, Any]) -> tuple[str, list[Any], list[str]] | None:
+    """The records of ``DataFrame.to_json`` in the orients that are not an array of records: ``(orient,
+    records, their labels)``, or None when ``obj`` is none of them. ``split``: ``{"columns", "index",
+    "data"}``; ``table``: ``{"schema", "data"}`` (the index columns, which the schema's ``primaryKey``
+    names, are dropped unless they are fields); ``columns`` (pandas' default): ``{column: {label:
+    value}}``; ``index``: ``{label: {column: value}}``."""
+    keys = set(obj)
+    if {"columns", "data"} <= keys <= {"columns", "index", "data"} and isinstance(obj["columns"], list) \
+            and isinstance(obj["data"], list) and all(isinstance(r, list) for r in obj["data"]):
+        cols = [str(c) for c in obj["columns"]]
+        labels = obj.get("index") or list(range(len(obj["data"])))
+        return "split", [dict(zip(cols, row, strict=False)) for row in obj["data"]], [str(x) for x in labels]
+    if keys == {"schema", "data"} and isinstance(obj["data"], list) and isinstance(obj["schema"], dict):
+        index = [k for k in obj["schema"].get("primaryKey") or [] if k not in _KNOWN]
+        rows = [{k: v for k, v in r.items() if k not in index} if isinstance(r, dict) else r
+                for r in obj["data"]]
+        labels = [str(r.get(index[0])) if index and isinstance(r, dict) else str(i)
+                  for i, r in enumerate(obj["data"])]
+        return "table", rows, labels
+    if not obj or not all(isinstance(v, dict) for v in obj.values()):
+        return None
+    if keys & _KNOWN:  # columns: the outer keys are the fields
+        labels: list[str] = []
+        for column in obj.values():
+            labels.extend(k for k in column if k not in labels)
+        return "columns", [{c: obj[c][k] for c in obj if k in obj[c]} for k in labels], labels
+    if any(set(v) & _KNOWN for v in obj.values()):  # index: the inner keys are the fields
+        return "index", list(obj.values()), [str(k) for k in obj]
+    return None
+
+
 def _load_json(path: Path, text: str, source: str) -> AnswerSet:
     obj = parse_json(path, text)
     if isinstance(obj, list):
         raw, lines = obj, element_lines('{"items": ' + text, "items")
     elif isinstance(obj, dict):
         key = next((k for k in _CONTAINERS if isinstance(obj.get(k), list)), None)
+        orient = _pandas_orient(obj) if key is None else None
+        if orient is not None:
+            name, raw, labels = orient
+            return _build(((None, i, rec) for i, rec in enumerate(raw, start=1)), source,
+                          lambda _ln, i: f"{path} (pandas orient={name!r}), record {i} "
+                                         f"(label {labels[i - 1]!r})", raw=False)
         if key is None:
             raise DatasetError(f"{path}: a JSON answers file is an array of records, or an object with the "
-                               f"records under {', '.join(repr(k) for k in _CONTAINERS)}; this object has "
+                               f"records under {', '.join(repr(k) for k in _CONTAINERS)}, or pandas' "
+                               "to_json in an orient with column names (records, split, index, columns, "
+                               f"table); this object has "
                                f"{', '.join(repr(k) for k in list(obj)[:8]) or 'no members'}")
         raw, lines = obj[key], element_lines(text, key)
     else:

@@ -39,12 +39,14 @@ from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
 from ragworkbook.evaluation.retrieval import score_rankings
 from ragworkbook.judging.judge import Judge
+from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.judging.metrics import evaluate_judged
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
+from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.generation import generation_scores
-from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs
+from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike, context_id, context_text
 
@@ -81,7 +83,7 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
         metrics = [metrics]
     wanted: list[Metric] = []
     for raw in metrics:
-        for item in ([raw] if isinstance(raw, Metric) else str(raw).split(",")):
+        for item in ([raw] if isinstance(raw, Metric) else split_names(str(raw))):
             name = item.name if isinstance(item, Metric) else item.strip()
             if not name:
                 continue
@@ -150,6 +152,8 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
     name = f"{g.backend}:{g.model}" if g is not None else ""
     cards = cards_for([m.name for m in judged], reliability, name, g.model if g is not None else "")
     out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
+    if g is not None:
+        out["judge_ledger"] = rep.ledger.to_dict()
     return {"judge": name, **out} if g is not None else out
 
 
@@ -162,6 +166,11 @@ def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],
         idx = tuple(i for i, r in enumerate(rows) if m.name not in unscored.get(str(r["id"]), {}))
         groups.setdefault(idx, []).append(m)
     return [(list(idx), ms) for idx, ms in groups.items() if idx]
+
+
+#: Why a text-based context metric (non_llm_context_precision / recall) is undefined for a record.
+NO_REFERENCE_CONTEXTS = ("the record has no reference contexts (the passages a correct answer needs, as "
+                         "text): add them as 'reference_contexts' (ragas) or 'context' (deepeval)")
 
 
 def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
@@ -213,14 +222,32 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
                     rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
         info["retrieval_depth"] = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        calls, cards = 0, {}
+        calls, cards, ledger = 0, {}, None
         for idx, group in _groups(rows, by_family["judged"], unscored):
             got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
             calls += got.pop("judge_model_calls")
             cards.update(got.pop("judge_reliability"))
+            ledger = merge_ledgers(ledger, got.pop("judge_ledger", None))
             info.update(got)
         info["judge_model_calls"] = calls
         info["judge_reliability"] = cards
+        if ledger is not None:
+            info["judge_ledger"] = ledger
+    by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
+    if by_text:  # the text-based context metrics: the contexts against the reference contexts
+        for r in rows:
+            if r.get("reference_contexts") is None:
+                for m in by_text:
+                    if m.name not in r["unscored"]:
+                        why = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
+                        r["metrics"][m.name], r["unscored"][m.name] = None, why.to_dict()
+        for m in by_text:
+            idx = [i for i, r in enumerate(rows) if m.name not in r["unscored"]]
+            if idx:
+                for i in idx:  # its implementation with its bound parameters (the threshold)
+                    rows[i]["metrics"][m.name] = float(m.compute(rows[i]["contexts"],
+                                                                 rows[i]["reference_contexts"]))
+    by_family["generation"] = [m for m in by_family["generation"] if m.kind not in CONTEXT_SCORERS]
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
             df = generation_scores([rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx],
@@ -632,5 +659,7 @@ def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
     for key, value in got.items():
         if key == "retrieval_depth":
             info[key] = max(info.get(key, 0), value)
+        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
+            info[key] = merge_ledgers(info.get(key), value)
         else:
             info[key] = value

@@ -63,6 +63,7 @@ from ragworkbook.corpus.answers import (
 )
 from ragworkbook.evaluation.evaluate import no_relevance, resolve_metrics, score_rows
 from ragworkbook.evaluation.report import Report
+from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import UNDEFINED, Unscored
 
@@ -136,13 +137,14 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
                     if m.family in ("generation", "judged") and "reference" in m.spec.needs})
     if not rec.has_contexts:
         out.update({m.name: Unscored(UNDEFINED, "no_contexts", _WHY["no_contexts"]) for m in wanted
-                    if m.family == "judged" and "contexts" in m.spec.needs})
+                    if m.family in ("generation", "judged") and "contexts" in m.spec.needs})
     for name in rec.too_long:
         size = len(getattr(rec, name))
         why = Unscored(UNDEFINED, "text_too_long",
                        f"the {name} has {size:,} characters; metrics are computed on texts of up to "
                        f"{MAX_SCORED_CHARS:,} (ragworkbook.corpus.answers.MAX_SCORED_CHARS): shorten it")
         out.update({m.name: why for m in wanted if m.family in ("generation", "judged")
+                    and m.kind not in CONTEXT_SCORERS  # these read no answer and no reference
                     and (name == "answer" or "reference" in m.spec.needs) and m.name not in out})
     return out
 
@@ -198,6 +200,8 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
         row = {"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
                "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
                "metrics": {}, "unscored": {}, "relevance": source}
+        if rec.reference_contexts is not None:  # read by the text-based context metrics
+            row["reference_contexts"] = list(rec.reference_contexts)
         if source is not None:
             rankings[rec.id] = ranking
             judgements[rec.id] = judged

@@ -16,6 +16,8 @@ A :class:`Report` holds
   judge (:mod:`ragworkbook.judging.reliability`; ``"unmeasured"`` unless a
   ``judge-check`` result was given to ``evaluate``). :meth:`Report.reliability`
   reads it; the targets view and the regression gate act on it.
+  ``judge_ledger`` says what the judging cost per metric (requests, model calls,
+  failures, cache hits, tokens, seconds: :mod:`ragworkbook.judging.ledger`).
 
 Values follow the package's vocabulary of outcomes (:mod:`ragworkbook.outcomes`):
 a failed or undefined value is ``None`` with its reason, counted, never a
@@ -323,7 +325,8 @@ def _validate(data: Any, source: str) -> None:
 #: meta members the package reads, and the JSON type each must have when present
 _META_TYPES: dict[str, tuple[type, ...]] = {"name": (str,), "complete": (bool,), "judge": (str,),
                                             "settings": (dict,), "stopped": (str,), "judge_stopped": (str,),
-                                            "failed_questions": (int,), "resumed": (int,)}
+                                            "failed_questions": (int,), "resumed": (int,),
+                                            "judge_ledger": (dict,)}
 
 
 def _validate_meta(meta: dict[str, Any], bad: Any) -> None:

@@ -1,6 +1,7 @@
 """The metric-targets table (Poor / Acceptable / Good) and how it is applied.
 
-The table is the tutorial article's (NUMBERS.md row A5), kept here as data:
+The table is the tutorial article's (NUMBERS.md row A5), declared on each metric's spec
+(``targets=``, :class:`ragworkbook.metrics.registry.Band`) and read here:
 
 =====================  ===========  =================  =========
 metric                 poor         acceptable         good
@@ -62,12 +63,12 @@ from typing import TYPE_CHECKING, Any
 
 from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
 from ragworkbook.judging.reliability import describe, trusted, unmeasured
-from ragworkbook.metrics.registry import get_spec, parse_metric
+from ragworkbook.metrics.registry import get_spec, parse_metric, specs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Target", "TARGETS", "STRICT_TARGETS", "NOT_RATED", "BANDS", "targets_table", "rate",
+__all__ = ["Target", "DOMAINS", "targets_of", "NOT_RATED", "BANDS", "targets_table", "rate",
            "apply_targets"]
 
 #: the bands from worst to best
@@ -148,30 +149,22 @@ def _pct(x: float) -> str:
     return f"{x * 100:g}%"
 
 
-TARGETS: dict[str, Target] = {
-    "recall": Target("recall", "Recall@10", 0.60, 0.80, k=10),
-    "mrr": Target("mrr", "MRR", 0.30, 0.50),
-    "ndcg": Target("ndcg", "NDCG@10", 0.50, 0.70, k=10),
-    "faithfulness": Target("faithfulness", "Faithfulness", 0.80, 0.90),
-    "hallucination": Target("hallucination", "Hallucination rate", 0.05, 0.10),
-}
-
-STRICT_TARGETS: dict[str, Target] = {
-    **TARGETS,
-    "faithfulness": Target("faithfulness", "Faithfulness", 0.80, 0.95),
-    "hallucination": Target("hallucination", "Hallucination rate", 0.02, 0.10),
-}
-
-_DOMAINS = {"general": TARGETS, "strict": STRICT_TARGETS}
+#: The targets tables: the general one, and the stricter one for medical or legal work.
+DOMAINS = ("general", "strict")
 
 
-def _table(domain: str) -> dict[str, Target]:
-    try:
-        return _DOMAINS[domain]
-    except KeyError:
-        raise ValueError(
-            f"unknown domain {domain!r}: use 'general', or 'strict' for medical/legal targets"
-        ) from None
+def targets_of(domain: str = "general") -> dict[str, Target]:
+    """The targets table of ``domain``: every metric whose spec has a row (its ``targets``,
+    :class:`ragworkbook.metrics.registry.Band`) by canonical name; the strict table falls back to a
+    metric's general row."""
+    if domain not in DOMAINS:
+        raise ValueError(f"unknown domain {domain!r}: use 'general', or 'strict' for medical/legal targets")
+    out = {}
+    for spec in specs():
+        band = spec.target(domain)
+        if band is not None:
+            out[spec.name] = Target(spec.name, band.label, band.low, band.high, band.k)
+    return out
 
 
 def targets_table(domain: str = "general") -> pd.DataFrame:
@@ -179,7 +172,7 @@ def targets_table(domain: str = "general") -> pd.DataFrame:
     import pandas as pd
 
     rows = []
-    for t in _table(domain).values():
+    for t in targets_of(domain).values():
         poor, acceptable, good = t.bands()
         rows.append({"metric": t.label, "poor": poor, "acceptable": acceptable, "good": good})
     return pd.DataFrame(rows).set_index("metric")
@@ -203,7 +196,7 @@ def rate(metric: str, value: float, domain: str = "general", *,
     to rate a judged metric whose judge was not measured reliable. Raises
     ValueError naming the metrics that have targets when ``metric`` has none.
     """
-    table = _table(domain)
+    table = targets_of(domain)
     family, _ = _family(metric)
     if family not in table:
         raise ValueError(
@@ -240,7 +233,7 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
     """
     import pandas as pd
 
-    table = _table(domain)
+    table = targets_of(domain)
     min_kappa = RELIABILITY_MIN_KAPPA if min_kappa is None else float(min_kappa)
     cards: dict[str, Any] = dict(reliability or {})
     cis: dict[str, tuple[float, float]] = {str(m): (float(lo), float(hi)) for m, (lo, hi) in

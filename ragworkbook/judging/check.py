@@ -94,7 +94,7 @@ from ragworkbook.stats.resampling import MIN_ITEMS, Estimate, bootstrap_statisti
 
 __all__ = ["DatasetSpec", "DATASETS", "ALIASES", "RECORDED_PAIRS", "JUDGES", "WORD_SUPPORT",
            "resolve_dataset", "recording_path", "JudgeCheck", "judge_check", "judge_name",
-           "RELIABILITY_MIN_KAPPA", "MIN_LABELLED_PAIRS", "baseline_verdict"]
+           "RELIABILITY_MIN_KAPPA", "MIN_LABELLED_PAIRS"]
 
 #: The lower bound of the kappa interval a judge needs on its judge-check before the targets view
 #: rates (or the gate gates) its metric: above 0.60 is "substantial" agreement
@@ -504,11 +504,6 @@ def _difference(judge_credit: Sequence[float], base_credit: Sequence[float]) -> 
                    method=f"inverted paired sign-flip test ({patterns})")
     verdict = ("better" if t.ci_low > 0 else "worse" if t.ci_high < 0 else "not shown different")
     return est, t.p_value, verdict
-
-
-def baseline_verdict(card: dict[str, Any] | None) -> str:
-    """The baseline comparison's verdict stored in a card (``""`` when the card has none)."""
-    return str(((card or {}).get("baseline") or {}).get("verdict") or "")
 
 
 # --------------------------------------------------------------------------------------------

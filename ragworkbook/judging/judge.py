@@ -28,7 +28,11 @@ asks its questions through a :class:`Judge`, which wraps a
   are kept; ``cache_failures=`` decides otherwise). A cache file is checked when read
   (an entry whose judgment is not a JSON object is an error naming it), and a cached
   judgment that does not fit the request's schema (edited, or written for another
-  prompt) is not used: it is asked again and replaced;
+  prompt) is not used: it is asked again and replaced. Each entry keeps what its request
+  cost when first asked (``usage``); a cache hit costs no call, token or second;
+- **a ledger**: every :class:`JudgeCall` carries its request's
+  :class:`~ragworkbook.llm.base.Usage` (model calls, the backend's token counts, seconds), and
+  is noted under the metric being computed (:mod:`ragworkbook.judging.ledger`);
 - **bounded concurrency** for the async API (an ``asyncio.Semaphore`` of
   ``max_concurrency`` per event loop) and :func:`run_sync`, which runs a
   coroutine from ordinary code *and* from inside Jupyter, where an event loop is
@@ -45,12 +49,14 @@ import concurrent.futures
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ragworkbook._io import atomic_write_json, locked_update
+from ragworkbook.judging.ledger import note_call
 from ragworkbook.judging.prompts import JUDGE_OPTIONS, SYSTEM_PROMPT
 from ragworkbook.llm.base import (
     BackendUnavailable,
@@ -59,9 +65,11 @@ from ragworkbook.llm.base import (
     ModelNotFound,
     OutputParseError,
     ReplayMissError,
+    Usage,
     build_messages,
     merge_options,
     request_key,
+    token_count,
 )
 
 __all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync"]
@@ -81,7 +89,9 @@ class JudgeCall:
     every attempt's text and ``tries`` every attempt's options, the messages a
     retry added (the error fed back) and its error
     (:func:`ragworkbook.llm.base.retry_request`); ``cached`` is True when no model
-    call was needed.
+    call was needed. ``usage``: what the request cost (:class:`~ragworkbook.llm.base.Usage`:
+    model calls, the backend's token counts, seconds; None when unknown); on a cache hit, what
+    it cost when first asked (the hit itself costs nothing: :mod:`ragworkbook.judging.ledger`).
     """
 
     prompt: str
@@ -93,6 +103,7 @@ class JudgeCall:
     error: str | None = None
     cached: bool = False
     tries: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    usage: Usage | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -107,7 +118,36 @@ def generator_identity(generator: Generator) -> str:
 
 
 _ENTRY_TYPES = {"text": (str,), "raw_outputs": (list,), "attempts": (int,), "error": (str, type(None)),
-                "tries": (list,)}
+                "tries": (list,), "usage": (dict, type(None))}
+
+
+def _usage_entry(usage: Usage | None) -> dict[str, Any] | None:
+    """A request's usage as a cache entry keeps it (None: unknown)."""
+    return None if usage is None else {"attempts": usage.attempts, **usage.counts()}
+
+
+def _entry_usage(entry: Mapping[str, Any]) -> Usage | None:
+    """The usage a cache entry kept (None for an entry written before usage was kept, or unreadable)."""
+    u = entry.get("usage")
+    if not isinstance(u, dict):
+        return None
+    attempts, seconds = token_count(u.get("attempts", 1)), u.get("seconds")
+    if attempts is None or (seconds is not None and (isinstance(seconds, bool) or not isinstance(
+            seconds, (int, float)) or not seconds >= 0)):
+        return None  # an edited entry: its cost is unknown (the judgment itself was checked on reading)
+    return Usage(attempts, token_count(u.get("prompt_tokens")), token_count(u.get("completion_tokens")),
+                 None if seconds is None else float(seconds))
+
+
+def _call_usage(generator: Generator, usage: Usage | None, seconds: float, attempts: int = 1) -> Usage | None:
+    """The usage of one judge request: the generator's own (live: measured; replay: recorded), else
+    for a live generator the attempts and the seconds the judge waited (tokens unknown); None for a
+    replay without recorded counts."""
+    if usage is not None:
+        return usage
+    if getattr(generator, "mode", "live") == "replay":
+        return None
+    return Usage(max(attempts, 1), None, None, seconds)
 
 
 def _json_type(x: Any) -> str:
@@ -236,11 +276,6 @@ class Judge:
         self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         return entries
 
-    def clear_cache(self) -> None:
-        """Forget every cached judgment (memory only; the file is rewritten on the next store)."""
-        with self._lock:
-            self._cache.clear()
-
     def _lookup(self, key: str, prompt_name: str, schema: Mapping[str, Any]) -> JudgeCall | None:
         with self._lock:
             hit = self._cache.get(key)
@@ -249,14 +284,16 @@ class Judge:
         self.n_cache_hits += 1
         return JudgeCall(prompt=prompt_name, key=key, data=hit.get("data"), text=hit.get("text", ""),
                          raw_outputs=list(hit.get("raw_outputs", [])), attempts=hit.get("attempts", 0),
-                         error=hit.get("error"), cached=True, tries=list(hit.get("tries", [])))
+                         error=hit.get("error"), cached=True, tries=list(hit.get("tries", [])),
+                         usage=_entry_usage(hit))
 
     def _store(self, call: JudgeCall) -> None:
         if call.error is not None and (not self.cache_failures
                                        or call.error.startswith(("timeout", "llm_error"))):
             return
         entry = {"data": call.data, "text": call.text, "raw_outputs": call.raw_outputs,
-                 "attempts": call.attempts, "error": call.error, "tries": call.tries}
+                 "attempts": call.attempts, "error": call.error, "tries": call.tries,
+                 "usage": _usage_entry(call.usage)}
         with self._lock:
             self._cache[call.key] = entry
             if self.cache_path is not None:
@@ -288,27 +325,35 @@ class Judge:
     def _call_model(self, prompt: str, schema: Mapping[str, Any], name: str, key: str) -> JudgeCall:
         with self._lock:
             self.n_model_calls += 1
+        start = time.perf_counter()
         try:
             gen = self.generator.chat(prompt, system=self.system, schema=schema, options=self.options)
         except OutputParseError as exc:
             return JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
                              attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}",
-                             tries=list(exc.tries))
+                             tries=list(exc.tries), usage=self._usage(exc.usage, start, len(exc.raw_outputs)))
         except _SETUP_ERRORS:
             raise
         except LLMError as exc:
-            return JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
+            return JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}",
+                             usage=self._usage(exc.usage, start))
         return JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
-                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts, tries=list(gen.tries))
+                         raw_outputs=list(gen.raw_outputs), attempts=gen.attempts, tries=list(gen.tries),
+                         usage=self._usage(gen.usage, start, gen.attempts))
+
+    def _usage(self, usage: Usage | None, start: float, attempts: int = 1) -> Usage | None:
+        return _call_usage(self.generator, usage, time.perf_counter() - start, attempts)
 
     def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
         """Ask one schema-constrained question (synchronously), through the cache."""
         key = self.cache_key(prompt, schema)
         hit = self._lookup(key, name, schema)
         if hit is not None:
+            note_call(hit)
             return hit
         result = self._call_model(prompt, schema, name, key)
         self._store(result)
+        note_call(result)
         return result
 
     def _semaphore(self) -> asyncio.Semaphore:
@@ -327,13 +372,16 @@ class Judge:
         key = self.cache_key(prompt, schema)
         hit = self._lookup(key, name, schema)
         if hit is not None:
+            note_call(hit)
             return hit
         async with self._semaphore():
             hit = self._lookup(key, name, schema)  # another task may have filled it meanwhile
             if hit is not None:
+                note_call(hit)
                 return hit
             with self._lock:
                 self.n_model_calls += 1
+            start = time.perf_counter()
             try:
                 coro = self.generator.achat(prompt, system=self.system, schema=schema,
                                             options=self.options)
@@ -341,19 +389,23 @@ class Judge:
             except OutputParseError as exc:
                 result = JudgeCall(prompt=name, key=key, raw_outputs=list(exc.raw_outputs),
                                    attempts=len(exc.raw_outputs), error=f"output_parse_error: {exc}",
-                                   tries=list(exc.tries))
+                                   tries=list(exc.tries),
+                                   usage=self._usage(exc.usage, start, len(exc.raw_outputs)))
             except asyncio.TimeoutError:
-                result = JudgeCall(prompt=name, key=key,
-                                   error=f"timeout: no answer within {self.timeout} s")
+                # the seconds waited; the calls the worker thread makes after are not known
+                result = JudgeCall(prompt=name, key=key, error=f"timeout: no answer within {self.timeout} s",
+                                   usage=Usage(1, None, None, time.perf_counter() - start))
             except _SETUP_ERRORS:
                 raise
             except LLMError as exc:
-                result = JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}")
+                result = JudgeCall(prompt=name, key=key, error=f"llm_error: {exc}",
+                                   usage=self._usage(exc.usage, start))
             else:
                 result = JudgeCall(prompt=name, key=key, data=gen.data, text=gen.text,
                                    raw_outputs=list(gen.raw_outputs), attempts=gen.attempts,
-                                   tries=list(gen.tries))
+                                   tries=list(gen.tries), usage=self._usage(gen.usage, start, gen.attempts))
         self._store(result)
+        note_call(result)
         return result
 
 

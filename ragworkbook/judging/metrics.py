@@ -47,14 +47,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragworkbook.judging.coverage import acompleteness, autilization
 from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
-from ragworkbook.judging.nli import anli_contradiction, anli_faithfulness
+from ragworkbook.judging.ledger import CallLog, Cost, Ledger, charging
 from ragworkbook.judging.prompts import (
     PROMPTS,
     questions_schema,
@@ -62,7 +61,6 @@ from ragworkbook.judging.prompts import (
     verdict_schema,
     verdicts_schema,
 )
-from ragworkbook.judging.questeval import aquesteval
 from ragworkbook.judging.results import (
     JudgedResult,
     JudgeSample,
@@ -71,7 +69,7 @@ from ragworkbook.judging.results import (
     scored,
     undefined,
 )
-from ragworkbook.metrics.registry import Metric, parse_metrics, specs
+from ragworkbook.metrics.registry import Metric, get_spec, parse_metrics, specs
 from ragworkbook.metrics.support import word_support as _word_support
 from ragworkbook.outcomes import Aggregate
 
@@ -79,7 +77,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "METRICS",
     "JudgedReport",
     "hallucination",
     "faithfulness_from_verdicts",
@@ -90,6 +87,8 @@ __all__ = [
     "afaithfulness",
     "aanswer_relevancy",
     "acontext_precision",
+    "acontext_precision_with_reference",
+    "acontext_precision_without_reference",
     "acontext_recall",
     "faithfulness",
     "answer_relevancy",
@@ -99,7 +98,6 @@ __all__ = [
     "context_relevance",
     "aword_support",
     "word_support",
-    "NO_JUDGE",
     "aevaluate_judged",
     "evaluate_judged",
 ]
@@ -327,6 +325,17 @@ async def acontext_precision(sample: JudgeSample, judge: Judge, *,
                   calls=list(calls))
 
 
+async def acontext_precision_with_reference(sample: JudgeSample, judge: Judge) -> JudgedResult:
+    """Context precision, chunks judged against the reference answer (the registry's
+    ``context_precision``)."""
+    return await acontext_precision(sample, judge, with_reference=True)
+
+
+async def acontext_precision_without_reference(sample: JudgeSample, judge: Judge) -> JudgedResult:
+    """Context precision, chunks judged against the system's answer."""
+    return await acontext_precision(sample, judge, with_reference=False)
+
+
 async def acontext_recall(sample: JudgeSample, judge: Judge) -> JudgedResult:
     """Context recall: the reference's sentences (:func:`split_statements`), each judged
     attributable (1) to the retrieved context or not (0); score = attributed / total.
@@ -422,7 +431,7 @@ def hallucination(faith: JudgedResult) -> JudgedResult:
 
 
 # --- word support: a judged metric with no LLM ---------------------------------------------
-async def aword_support(sample: JudgeSample, judge: Judge | None = None, **_: Any) -> JudgedResult:
+async def aword_support(sample: JudgeSample, judge: Judge | None = None) -> JudgedResult:
     """Word support of the answer by the retrieved context (:mod:`ragworkbook.metrics.support`):
     deterministic, no model call; ``judge`` is ignored. Items list every unsupported word;
     undefined (``"no_content_words"``) for an answer without a content word."""
@@ -439,34 +448,6 @@ def word_support(sample: JudgeSample, judge: Judge | None = None) -> JudgedResul
     return run_sync(aword_support(sample, judge))
 
 
-#: The judged metrics that need no LLM judge (computed without one).
-NO_JUDGE = frozenset({"word_support"})
-
-
-# --- many samples, many metrics ---------------------------------------------------------
-#: Every judged metric of the registry (:mod:`ragworkbook.metrics.registry`) by canonical
-#: name: an async ``(sample, judge, **options) -> JudgedResult``. ``hallucination`` is derived
-#: from faithfulness (:func:`hallucination`) and has no entry of its own.
-METRICS: dict[str, Callable[..., Any]] = {
-    "faithfulness": afaithfulness,
-    "answer_relevancy": aanswer_relevancy,
-    "context_precision": lambda s, j, **kw: acontext_precision(s, j, with_reference=True, **kw),
-    "context_precision_without_reference": lambda s, j, **kw: acontext_precision(s, j, with_reference=False,
-                                                                                 **kw),
-    "context_recall": acontext_recall,
-    "context_relevance": acontext_relevance,
-    "completeness": acompleteness,
-    "utilization": autilization,
-    "nli_faithfulness": anli_faithfulness,
-    "nli_contradiction": anli_contradiction,
-    "questeval": aquesteval,
-    "word_support": aword_support,
-}
-#: Judged metrics computed from another's judgments (the registry's ``derived_from`` names which):
-#: result of the source metric -> result of the derived one.
-DERIVATIONS: dict[str, Callable[[JudgedResult], JudgedResult]] = {"hallucination": hallucination}
-
-
 def default_judged() -> list[str]:
     """The registry's default judged metrics whose judgments are made (not derived from another's)."""
     return [s.name for s in specs("judged") if s.default and s.derived_from is None]
@@ -480,6 +461,8 @@ class JudgedReport:
     results: dict[str, list[JudgedResult]]
     aggregates: dict[str, Aggregate]
     n_model_calls: int = 0
+    #: what the judging cost, per metric (:mod:`ragworkbook.judging.ledger`)
+    ledger: Ledger = field(default_factory=Ledger)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per sample: ``<metric>`` score and ``<metric>_status`` columns.
@@ -512,52 +495,81 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
                            metrics: Sequence[str | Metric] | None = None, *, progress: bool = True,
                            embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
     """Judge every sample on every metric, concurrently (bounded by ``judge.max_concurrency``),
-    with a tqdm progress bar (one step per sample x metric).
+    with a tqdm progress bar (one step per sample x metric judged).
 
-    ``metrics``: judged metrics of the registry, names (aliases accepted; results are
-    keyed by the names given) or :class:`Metric` objects; default :func:`default_judged`.
-    ``hallucination`` reuses the faithfulness judgments.
-    ``embed`` is passed to answer relevancy (default: the local MiniLM). ``judge`` may be None
-    when every metric asked for needs no LLM (:data:`NO_JUDGE`: word support).
+    ``metrics``: judged metrics of the registry, names (aliases and parameters accepted:
+    ``answer_relevancy(strictness=5)``; results are keyed by the names given) or
+    :class:`Metric` objects; default :func:`default_judged`. Each is computed by its
+    spec's implementation with its bound parameters (:meth:`Metric.compute`); a derived
+    metric (``hallucination``) reuses the judgments of the metric it is derived from.
+    ``embed`` goes to the metrics that take it (their spec's ``optional_inputs``: answer
+    relevancy; default the local MiniLM). ``judge`` may be None when no metric asked for
+    needs an LLM (word support).
     """
     samples = list(samples)
     wanted = parse_metrics(list(metrics) if metrics is not None else default_judged(), "judged")
     ids = [s.sample_id for s in samples]
     if len(set(ids)) != len(ids):
         raise ValueError("sample_id values must be unique (they key the results)")
-    base = []
-    for m in wanted:
-        kind = m.spec.derived_from or m.kind
-        if kind not in base:
-            base.append(kind)
-    if judge is None and any(kind not in NO_JUDGE for kind in base):
-        needing = ", ".join(k for k in base if k not in NO_JUDGE)
+    source = {m: _source(m) for m in wanted}
+    base = list(dict.fromkeys(source.values()))
+    if judge is None and any(b.spec.uses_judge for b in base):
+        needing = ", ".join(b.name for b in base if b.spec.uses_judge)
         raise ValueError(f"{needing}: judged by an LLM, pass judge=...")
     from tqdm.auto import tqdm
 
     before = judge.n_model_calls if judge is not None else 0
     bar = tqdm(total=len(samples) * len(base), desc="judging", disable=not progress)
+    log = CallLog()
 
-    async def one(kind: str, s: JudgeSample) -> JudgedResult:
-        kw = {"embed": embed} if kind == "answer_relevancy" else {}
-        r = await METRICS[kind](s, judge, **kw)
+    async def one(metric: Metric, s: JudgeSample) -> JudgedResult:
+        extra = {"embed": embed} if embed is not None and "embed" in metric.spec.optional_inputs else {}
+        with charging(log, metric.name):  # every call the judge makes for it is this metric's cost
+            r = await metric.compute(s, judge, **extra)
         bar.update(1)
         return r
 
     try:
-        out = await asyncio.gather(*[one(kind, s) for kind in base for s in samples])
+        out = await asyncio.gather(*[one(b, s) for b in base for s in samples])
     finally:
         bar.close()
-    by_kind = {kind: list(out[i * len(samples):(i + 1) * len(samples)]) for i, kind in enumerate(base)}
+    n = len(samples)
+    by_base = {b: list(out[i * n:(i + 1) * n]) for i, b in enumerate(base)}
     results: dict[str, list[JudgedResult]] = {}
     for m in wanted:
-        if m.spec.derived_from is not None:
-            results[m.name] = [DERIVATIONS[m.kind](r) for r in by_kind[m.spec.derived_from]]
-        else:
-            results[m.name] = by_kind[m.kind]
+        judged = by_base[source[m]]
+        results[m.name] = judged if source[m] is m else [m.compute(r) for r in judged]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
     calls = (judge.n_model_calls - before) if judge is not None else 0
-    return JudgedReport(results, aggs, n_model_calls=calls)
+    return JudgedReport(results, aggs, n_model_calls=calls, ledger=_ledger(wanted, source, log, judge))
+
+
+def _ledger(wanted: Sequence[Metric], source: dict[Metric, Metric], log: CallLog,
+            judge: Judge | None) -> Ledger:
+    """The cost of each metric asked for: the calls made while computing it; none of its own for a
+    derived metric (``derived``: whose judgments it reuses)."""
+    ledger = Ledger(mode=str(getattr(getattr(judge, "generator", None), "mode", "live")))
+    charged: dict[Metric, str] = {m: m.name for m in wanted if source[m] is m}
+    for m in wanted:
+        base = source[m]
+        if base not in charged:  # derived from a metric not asked for: its judgments are this one's cost
+            charged[base] = m.name
+            ledger.costs[m.name] = log.cost(base.name)
+        elif charged[base] == m.name:
+            ledger.costs[m.name] = log.cost(base.name)
+        else:
+            ledger.costs[m.name] = Cost()
+            ledger.derived[m.name] = charged[base]
+    return ledger
+
+
+def _source(metric: Metric) -> Metric:
+    """The metric whose judgments ``metric`` is computed from: itself, or for a derived metric its
+    spec's ``derived_from`` with the parameters the two share."""
+    if metric.spec.derived_from is None:
+        return metric
+    spec = get_spec(metric.spec.derived_from)
+    return spec.bind(**{k: v for k, v in metric.params if spec.param(k) is not None})
 
 
 def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,

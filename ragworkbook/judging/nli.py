@@ -129,8 +129,10 @@ async def anli_verdicts(sample: JudgeSample, judge: Judge, *, claims: Sequence[s
     return ("failed" if bad else "ok"), items, calls, bad
 
 
-async def _nli_metric(metric: str, sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    status, items, calls, bad = await anli_verdicts(sample, judge, **kw)
+async def _nli_metric(metric: str, sample: JudgeSample, judge: Judge, claims: Sequence[str] | None,
+                      max_statements: int) -> JudgedResult:
+    status, items, calls, bad = await anli_verdicts(sample, judge, claims=claims,
+                                                    max_statements=max_statements)
     if status in ("empty_answer", "no_claims"):
         return undefined(metric, sample, status, calls=calls)
     if status == "failed":
@@ -142,16 +144,18 @@ async def _nli_metric(metric: str, sample: JudgeSample, judge: Judge, **kw: Any)
                   calls=calls, detail=detail)
 
 
-async def anli_faithfulness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
+async def anli_faithfulness(sample: JudgeSample, judge: Judge, *, claims: Sequence[str] | None = None,
+                            max_statements: int = 10) -> JudgedResult:
     """NLI faithfulness: claims the context entails / claims. Model calls: 1 extraction (skipped when
     ``claims=`` are given; shared with faithfulness through the cache) + 1 per claim."""
-    return await _nli_metric("nli_faithfulness", sample, judge, **kw)
+    return await _nli_metric("nli_faithfulness", sample, judge, claims, max_statements)
 
 
-async def anli_contradiction(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
+async def anli_contradiction(sample: JudgeSample, judge: Judge, *, claims: Sequence[str] | None = None,
+                             max_statements: int = 10) -> JudgedResult:
     """NLI contradiction rate: claims the context contradicts / claims (lower is better). Same calls
     as :func:`anli_faithfulness` (cached)."""
-    return await _nli_metric("nli_contradiction", sample, judge, **kw)
+    return await _nli_metric("nli_contradiction", sample, judge, claims, max_statements)
 
 
 def nli_faithfulness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:

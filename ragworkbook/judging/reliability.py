@@ -39,20 +39,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA, resolve_dataset
+from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA
 from ragworkbook.metrics.registry import parse_metric
 
-__all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check",
-           "check_name"]
+__all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check"]
 
 UNMEASURED = "unmeasured"
-
-#: The data set that measures each judged metric (what ``judge-check`` to run).
-CHECKS = {"faithfulness": "wikieval-faithfulness", "answer_relevancy": "wikieval-answer-relevance",
-          "context_relevance": "wikieval-context-relevance", "word_support": "wikieval-faithfulness"}
-
-#: Judged metrics computed without an LLM: their card is the metric's own, whoever judged the run.
-_NO_LLM = frozenset({"word_support"})
 
 
 def unmeasured(judge: str = "", model: str = "") -> dict[str, Any]:
@@ -69,6 +61,21 @@ def card_metric(metric: str) -> str:
     except ValueError:
         return metric
     return spec.derived_from or spec.name
+
+
+def _uses_judge(metric: str) -> bool:
+    try:
+        return parse_metric(metric).spec.uses_judge
+    except ValueError:
+        return True
+
+
+def _check_of(metric: str) -> str:
+    """The ``judge-check`` data set that measures ``metric``'s judge (its spec's ``check``), or ''."""
+    try:
+        return parse_metric(card_metric(metric)).spec.check
+    except ValueError:
+        return ""
 
 
 def _model_of(judge_name: str) -> str:
@@ -131,13 +138,13 @@ def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> di
     out = {}
     for m in metrics:
         kind = card_metric(m)
+        llm = _uses_judge(kind)  # a metric computed without an LLM: its card is its own, whoever judged
         card = cards.get(kind)
         if card is None:
-            out[m] = unmeasured("deterministic:word_support" if kind in _NO_LLM else judge,
-                                kind if kind in _NO_LLM else model)
+            out[m] = unmeasured(judge if llm else f"deterministic:{kind}", model if llm else kind)
             continue
         card = dict(card)
-        if kind not in _NO_LLM and card.get("model") and model and card["model"] != model:
+        if llm and card.get("model") and model and card["model"] != model:
             card["status"] = "other_judge"
         out[m] = card
     return out
@@ -185,7 +192,7 @@ def trusted(card: Mapping[str, Any] | None, min_kappa: float = RELIABILITY_MIN_K
     judge-minus-baseline difference whose interval lies above 0."""
     if card is None or card.get("status", UNMEASURED) == UNMEASURED:
         metric = (card or {}).get("metric", "")
-        hint = CHECKS.get(card_metric(metric), "") if metric else ""
+        hint = _check_of(metric) if metric else ""
         return False, ("judge reliability unmeasured: nobody checked this judge against labelled data "
                        f"(`ragworkbook judge-check --dataset {hint or 'NAME'} --out FILE`, then "
                        "`eval --judge-check FILE`), so its score is not rated")
@@ -246,9 +253,3 @@ def describe(card: Mapping[str, Any] | None) -> str:
             text += f" (baseline {base.get('name')} {bpa:.2f})"
     text += f" ({card.get('dataset')}, n = {card.get('n')})"
     return text + (" - measured on another judge" if status == "other_judge" else "")
-
-
-def check_name(metric: str) -> str:
-    """The ``judge-check`` data set that measures ``metric`` ('' when none does)."""
-    name = CHECKS.get(card_metric(metric), "")
-    return resolve_dataset(name).name if name else ""

@@ -2,8 +2,8 @@
 
 The engine, :func:`evaluate_ranked`, takes rank-ordered grades
 (:class:`~ragworkbook.metrics.ranked.Ranked`) and :class:`Metric` objects and
-calls each metric's kernel (:data:`ragworkbook.metrics.kernels.KERNELS`) with
-its bound parameters. Every entry point converts its input once, at the edge:
+calls each metric's kernel (its spec's ``impl``, in :mod:`ragworkbook.metrics.kernels`)
+with its bound parameters. Every entry point converts its input once, at the edge:
 
 - :func:`evaluate_run`: the interchange format of trec_eval / ranx,
   ``qrels = {qid: {doc: grade}}`` and ``run = {qid: {doc: score}}``, held as
@@ -60,7 +60,7 @@ import numpy as np
 
 from ragworkbook._validate import check_k
 from ragworkbook.columns import Columns
-from ragworkbook.metrics.kernels import KERNELS, MIN_GEO_MEAN
+from ragworkbook.metrics.kernels import MIN_GEO_MEAN
 from ragworkbook.metrics.ranked import Ranked
 from ragworkbook.metrics.ranking import rank_columns
 from ragworkbook.metrics.registry import Metric, parse_metrics
@@ -69,13 +69,20 @@ from ragworkbook.metrics.retrieval import check_gain, check_ranking, check_relev
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["KERNELS", "Columns", "RunResult", "evaluate_ranked", "evaluate_run", "evaluate_columns",
+__all__ = ["Columns", "RunResult", "evaluate_ranked", "evaluate_run", "evaluate_columns",
            "evaluate_arrays", "evaluate_rankings", "score_ranking", "SCORE_PRECISIONS"]
 
 _NO_RELEVANT = ("skip", "zero")
 #: The accepted values of ``score_precision``.
 SCORE_PRECISIONS = ("float64", "float32")
 MetricsArg = str | Metric | Iterable[str | Metric]
+
+
+def _in_order(v: np.ndarray) -> float:
+    """The sum of ``v`` added one value after another, in query order, as trec_eval sums (numpy's
+    ``sum`` adds pairwise, which rounds differently: a mean could differ in its last printed digit)."""
+    v = np.asarray(v, dtype=np.float64)
+    return float(np.cumsum(v)[-1]) if v.size else 0.0
 
 
 @dataclass
@@ -106,10 +113,10 @@ class RunResult:
         v = self.values[metric.name]
         how = metric.spec.aggregate
         if how == "sum":
-            return float(np.sum(v))
+            return _in_order(v)
         if how == "geometric":
-            return float(np.exp(np.mean(np.log(np.maximum(v.astype(float), MIN_GEO_MEAN)))))
-        return float(np.mean(v))
+            return float(np.exp(_in_order(np.log(np.maximum(v.astype(float), MIN_GEO_MEAN))) / len(v)))
+        return _in_order(v) / len(v)
 
     @property
     def mean(self) -> dict[str, float]:
@@ -156,7 +163,7 @@ def evaluate_ranked(ranked: Ranked, metrics: Sequence[Metric], *, no_relevant: s
     _check_no_relevant(no_relevant)
     values: dict[str, np.ndarray] = {}
     for m in metrics:
-        out = np.asarray(KERNELS[m.kind](ranked, **m.kwargs))
+        out = np.asarray(m.compute(ranked))
         if out.dtype.kind == "f":
             bad = np.flatnonzero(~np.isfinite(out))
             if bad.size:
@@ -183,7 +190,7 @@ def evaluate_ranked(ranked: Ranked, metrics: Sequence[Metric], *, no_relevant: s
 
 def _metrics(metrics: MetricsArg, gain: str, max_grade: Any) -> list[Metric]:
     """Parse the retrieval metrics; evaluation-wide ``gain`` and ``max_grade`` become the values of
-    those parameters for every metric that has them and does not set them in its name."""
+    the parameters that declare those options (``Param.option``) when a name does not set them."""
     check_gain(gain)
     defaults = {"gain": gain, "max_grade": _check_max_grade(max_grade)}
     return parse_metrics(metrics, "retrieval", defaults=defaults)

@@ -16,7 +16,11 @@ value here equals that library called directly on the same inputs:
 - :func:`rouge_l`: rouge-score ``rougeL`` with the Porter stemmer
   (``use_stemmer=True``); the F-measure by default, precision or recall on request.
   rouge-score lowercases and keeps only ``[a-z0-9]`` runs, so "28.4" is the two
-  tokens "28" and "4".
+  tokens "28" and "4"; on ASCII text the tokens here are exactly those. Its tokenizer
+  drops every other letter (ROUGE of two identical Russian or Chinese sentences
+  would be 0.0): :class:`ragworkbook.metrics.words.WordTokenizer` keeps them (a word
+  per run of letters of a spaced script, a word per character of Chinese, Japanese,
+  Thai...). Token F1 splits the words of such unspaced scripts into characters too.
 - :func:`meteor`: NLTK ``meteor_score`` on **whitespace tokens** (``str.split``),
   with the real Princeton WordNet 3.0 prepared offline by :mod:`ragworkbook.metrics.wordnet`
   (never downloaded). NLTK lowercases; punctuation stays attached to words.
@@ -50,11 +54,16 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+from ragworkbook.metrics.context_text import CONTEXT_SCORERS
+
+if TYPE_CHECKING:
+    from ragworkbook.metrics.registry import Metric
 
 BERTSCORE_LAYERS = 6
 ROUGE_MEASURES = ("fmeasure", "precision", "recall")
@@ -148,7 +157,10 @@ def corpus_bleu(answers: Sequence[str], references: Sequence[str] | Sequence[Seq
 def _rouge_scorer() -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    from ragworkbook.metrics.words import WordTokenizer
+
+    # rouge-score's own tokens on ASCII text; the words of other scripts kept (its tokenizer drops them)
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=WordTokenizer(use_stemmer=True))
 
 
 def rouge_n(answer: str, reference: str, n: int = 1, measure: str = "fmeasure") -> float:
@@ -168,14 +180,14 @@ def rouge_n(answer: str, reference: str, n: int = 1, measure: str = "fmeasure") 
     return float(getattr(score, measure))
 
 
-def rouge_1(answer: str, reference: str) -> float:
-    """ROUGE-1 F-measure (unigrams, stemmed)."""
-    return rouge_n(answer, reference, 1)
+def rouge_1(answer: str, reference: str, measure: str = "fmeasure") -> float:
+    """ROUGE-1 (unigrams, stemmed): its F-measure unless ``measure`` says otherwise."""
+    return rouge_n(answer, reference, 1, measure)
 
 
-def rouge_2(answer: str, reference: str) -> float:
-    """ROUGE-2 F-measure (bigrams, stemmed)."""
-    return rouge_n(answer, reference, 2)
+def rouge_2(answer: str, reference: str, measure: str = "fmeasure") -> float:
+    """ROUGE-2 (bigrams, stemmed): its F-measure unless ``measure`` says otherwise."""
+    return rouge_n(answer, reference, 2, measure)
 
 
 def rouge_l(answer: str, reference: str, measure: str = "fmeasure") -> float:
@@ -270,6 +282,11 @@ def bertscore(answers: Sequence[str], references: Sequence[str],
     return BERTScore(p, rec, f)
 
 
+def bertscore_f1(answers: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """The F1 of :func:`bertscore` of each pair (the registry's ``bertscore_f1``)."""
+    return bertscore(answers, references).f1
+
+
 # --- SQuAD-style exact match and token F1 -----------------------------------------------------
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
@@ -291,13 +308,29 @@ def exact_match(answer: str, reference: str) -> float:
     return float(normalize_answer(answer) == normalize_answer(reference))
 
 
+def _f1_tokens(normalized: str) -> list[str]:
+    """The tokens of a normalised text: its whitespace-separated words (SQuAD), except that a word of a
+    script written without spaces (Chinese, Japanese, Thai...) is split into its characters
+    (:func:`ragworkbook.metrics.words.words`); ASCII text is unchanged."""
+    out: list[str] = []
+    for token in normalized.split():
+        if token.isascii():
+            out.append(token)
+        else:
+            from ragworkbook.metrics.words import words
+
+            parts = words(token)
+            out.extend(parts if len(parts) > 1 else [token])
+    return out
+
+
 def token_f1(answer: str, reference: str) -> float:
     """SQuAD token F1: harmonic mean of bag-of-token precision and recall after normalisation.
 
     If either side has no tokens: 1.0 when both are empty, else 0.0 (SQuAD v2).
     """
-    a = normalize_answer(_text(answer, "answer")).split()
-    r = normalize_answer(_text(reference, "reference")).split()
+    a = _f1_tokens(normalize_answer(_text(answer, "answer")))
+    r = _f1_tokens(normalize_answer(_text(reference, "reference")))
     if not a or not r:
         return float(a == r)
     same = sum((Counter(a) & Counter(r)).values())
@@ -308,52 +341,46 @@ def token_f1(answer: str, reference: str) -> float:
 
 
 # --- batch ------------------------------------------------------------------------------------
-def _pointwise(fn: Callable[[str, str], float]) -> Callable[[list[str], list[str]], np.ndarray]:
-    def batch(answers: list[str], references: list[str]) -> np.ndarray:
-        return np.array([fn(x, y) for x, y in zip(answers, references, strict=True)], dtype=np.float64)
-
-    batch.__doc__ = f"{fn.__name__} of each (answer, reference) pair."
-    return batch
-
-
-#: The scorer of every generation metric of the registry, by canonical name:
-#: ``(answers, references) -> one float per pair``. Model metrics run as one batch.
-SCORERS: dict[str, Callable[[list[str], list[str]], np.ndarray]] = {
-    "bleu": _pointwise(bleu),
-    "rouge_l": _pointwise(rouge_l),
-    "rouge_1": _pointwise(rouge_1),
-    "rouge_2": _pointwise(rouge_2),
-    "meteor": _pointwise(meteor),
-    "embedding_similarity": lambda a, r: embedding_similarities(a, r),
-    "bertscore_f1": lambda a, r: bertscore(a, r).f1,
-    "exact_match": _pointwise(exact_match),
-    "token_f1": _pointwise(token_f1),
-}
+def score_pairs(metric: Metric, answers: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """One generation metric (a :class:`~ragworkbook.metrics.registry.Metric`) of every pair: its
+    implementation called with its bound parameters, once over all pairs when its spec is
+    ``batched``, else pair by pair."""
+    a, r = _pairs(answers, references)
+    if metric.spec.batched:
+        return np.asarray(metric.compute(a, r), dtype=np.float64)
+    return np.array([metric.compute(x, y) for x, y in zip(a, r, strict=True)], dtype=np.float64)
 
 
 def generation_scores(answers: Sequence[str], references: Sequence[str],
-                      metrics: str | Sequence[str] | None = None) -> Any:
+                      metrics: str | Metric | Sequence[str | Metric] | None = None) -> Any:
     """One row per (answer, reference) pair, one column per metric -> ``pandas.DataFrame``.
 
-    ``metrics``: generation metric names of the registry (aliases accepted; the
-    columns carry the names as given, in the order given); default: all of them
-    (``bleu``, ``rouge_l``, ``rouge_1``, ``rouge_2``, ``meteor``, ``embedding_similarity``,
-    ``bertscore_f1``, ``exact_match``, ``token_f1``). Models are loaded once and
-    each model metric runs as one batch.
+    ``metrics``: generation metrics of the registry, names (aliases and parameters
+    accepted: ``rouge_l(measure=recall)``; the columns carry the names as given, in the
+    order given) or :class:`~ragworkbook.metrics.registry.Metric` objects; default: all
+    of them (``bleu``, ``rouge_l``, ``rouge_1``, ``rouge_2``, ``meteor``,
+    ``embedding_similarity``, ``bertscore_f1``, ``exact_match``, ``token_f1``, ``string_presence``). Models
+    are loaded once and each model metric runs as one batch. The text-based context metrics
+    (:data:`~ragworkbook.metrics.context_text.CONTEXT_SCORERS`) read contexts, not an answer: ValueError.
     """
     import pandas as pd
 
     from ragworkbook.metrics.registry import parse_metrics, specs
 
     a, r = _pairs(answers, references)
-    wanted = parse_metrics(metrics if metrics is not None else [s.name for s in specs("generation")],
-                           "generation")
-    cols = {m.name: np.asarray(SCORERS[m.kind](a, r), dtype=np.float64) for m in wanted}
+    every = [s.name for s in specs("generation") if s.name not in CONTEXT_SCORERS]
+    wanted = parse_metrics(metrics if metrics is not None else every, "generation")
+    text = [m.name for m in wanted if m.kind in CONTEXT_SCORERS]
+    if text:
+        raise ValueError(f"{', '.join(text)} compare contexts with reference contexts, not an answer with a "
+                         "reference: call ragworkbook.metrics.context_text."
+                         f"{wanted[0].kind if len(text) == 1 else 'CONTEXT_SCORERS'} with them")
+    cols = {m.name: score_pairs(m, a, r) for m in wanted}
     return pd.DataFrame(cols, index=pd.RangeIndex(len(a), name="pair"))
 
 
 def generation_summary(answers: Sequence[str], references: Sequence[str],
-                       metrics: str | Sequence[str] | None = None) -> dict[str, float]:
+                       metrics: str | Metric | Sequence[str | Metric] | None = None) -> dict[str, float]:
     """Aggregates: ``corpus_bleu`` plus the mean of every per-pair column (``mean_<metric>``)."""
     df = generation_scores(answers, references, metrics)
     out: dict[str, float] = {}

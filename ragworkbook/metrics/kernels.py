@@ -1,8 +1,10 @@
 """The kernel of every retrieval metric: rank-ordered grades in, one value per query out.
 
-Each kernel takes a :class:`~ragworkbook.metrics.ranked.Ranked` (every query's
-retrieved judged documents with their ranks and grades, the judgements, the
-counts) and the metric's bound parameters as keyword arguments
+Each kernel is the ``impl`` of a retrieval metric's spec in
+:mod:`ragworkbook.metrics.registry`. It takes a
+:class:`~ragworkbook.metrics.ranked.Ranked` (every query's retrieved judged
+documents with their ranks and grades, the judgements, the counts) and the
+metric's bound parameters as keyword arguments
 (:attr:`ragworkbook.metrics.registry.Metric.kwargs`), and returns a float array
 with one value per query, computed with array operations over all queries at
 once (``np.bincount`` over query indices, cumulative sums within queries): no
@@ -25,7 +27,7 @@ import numpy as np
 
 from ragworkbook.metrics.ranked import Ranked, positions_in_groups
 
-__all__ = ["KERNELS", "gain_table", "relstring"]
+__all__ = ["MIN_GEO_MEAN", "gain_table", "relstring"]
 
 _MIN_GEO_MEAN = 1e-5  # trec_eval's MIN_GEO_MEAN: the floor of a value in a geometric mean
 _INFAP_EPSILON = 1e-5
@@ -385,10 +387,6 @@ def err(r: Ranked, k: int | None = None, max_grade: float = 4.0) -> np.ndarray:
     return np.bincount(q, weights=stop * reach / rank, minlength=r.n)
 
 
-def _level_gains(gain_of: Callable[[np.ndarray], np.ndarray], max_level: int) -> np.ndarray:
-    return gain_of(np.arange(max_level + 1, dtype=float))
-
-
 def rbp(r: Ranked, p: float = 0.9) -> np.ndarray:
     """Rank-biased precision, (1 - p) sum_i gain_i p^(i-1), gains = grades scaled to [0, 1] by the
     largest grade of the query's judgements when above 1 (trec_eval's rbp)."""
@@ -621,46 +619,6 @@ def rndcg(r: Ranked, gains: str | None = None) -> np.ndarray:
     """trec_eval's Rndcg (its m_Rndcg.c, query by query)."""
     return _walk(r, gains, _rndcg_body)
 
-
-#: The kernel of every retrieval metric of the registry, by canonical name.
-KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "precision": precision,
-    "recall": recall,
-    "hit_rate": hit_rate,
-    "mrr": mrr,
-    "map": average_precision,
-    "r_precision": r_precision,
-    "dcg": dcg,
-    "ndcg": ndcg,
-    "err": err,
-    "num_q": num_q,
-    "num_ret": num_ret,
-    "num_rel": num_rel,
-    "num_rel_ret": num_rel_ret,
-    "gm_map": gm_average_precision,
-    "bpref": bpref,
-    "iprec_at_recall": iprec_at_recall,
-    "relstring": relstring,
-    "infap": infap,
-    "gm_bpref": bpref,
-    "rprec_mult": rprec_mult,
-    "utility": utility,
-    "11pt_avg": eleven_point_average,
-    "bing": binary_g,
-    "g": trec_g,
-    "ndcg_rel": ndcg_rel,
-    "rndcg": rndcg,
-    "relative_p": relative_precision,
-    "set_p": set_precision,
-    "set_relative_p": set_relative_precision,
-    "set_recall": set_recall,
-    "set_map": set_map,
-    "set_f": set_f,
-    "num_nonrel_judged_ret": num_nonrel_judged_ret,
-    "rbp": rbp,
-    "rbp_resid": rbp_resid,
-    "unj": unjudged,
-}
 
 #: The floor of a per-query value in a geometric mean (trec_eval's MIN_GEO_MEAN).
 MIN_GEO_MEAN = _MIN_GEO_MEAN

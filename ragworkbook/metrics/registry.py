@@ -36,27 +36,35 @@ trec_eval's own measure syntax (``-m P.5,10``, ``all_trec``) is read by
 Adding a metric
 ---------------
 One :class:`MetricSpec` in :data:`_SPECS` (or, from outside the package, a call
-of :func:`register`) and one implementation in its family's table, keyed by
-the canonical name:
+of :func:`register`) naming its implementation, ``impl=`` (a function, or
+``"module:function"`` for one imported when first used). Every family calls it
+the same way, ``impl(*inputs, **metric.params)`` (:meth:`Metric.compute`):
 
-- retrieval: a kernel in :data:`ragworkbook.metrics.kernels.KERNELS`,
-  ``(ranked, **params) -> one float per query`` over
+- retrieval: ``(ranked, **params) -> one float per query`` over
   :class:`ragworkbook.metrics.ranked.Ranked` (the rank-ordered grades of every
   query); declare ``graded=True`` if it reads the grades, not only relevant /
   not relevant, and ``all_relevant=True`` if it needs the number of relevant
   documents of the query (recall, NDCG, AP: keyword relevance cannot give it);
-- generation: a scorer in :data:`ragworkbook.metrics.generation.SCORERS`,
-  ``(answers, references) -> one float per answer``;
-- judged: an async function in :data:`ragworkbook.judging.metrics.METRICS`
-  (``derived_from=`` instead, for a metric computed from another's judgments).
+  ``reference=`` names its readable one-query definition in
+  :mod:`ragworkbook.metrics.retrieval`, if it has one, and a property test holds
+  the kernel to it on random rankings;
+- generation: ``(answer, reference, **params) -> float``, or with
+  ``batched=True`` ``(answers, references, **params) -> one float per pair``
+  (the model metrics, run as one batch);
+- judged: an async ``(sample, judge, **params) -> JudgedResult``; ``derived_from=``
+  for a metric computed from another's judgments, its ``impl`` then
+  ``(result of that metric) -> JudgedResult``.
 
-Each parameter is a :class:`Param` (name, type, default, choices, bounds, one
-line of documentation): it is checked when a name is parsed, bound into the
-:class:`Metric` and shown in its key when not the default. No other file
-changes: ``ir-eval``, ``eval``, ``compare``, the targets and the widgets all
-find the new metric through :func:`parse_metric`. A test
-(``tests/metrics/test_registry.py``) checks that each family's table and the
-registry name the same metrics.
+Further keyword inputs an implementation accepts besides its parameters (the
+run's embedding function ``embed``, claims extracted elsewhere ``claims``) are
+listed in ``optional_inputs``. Each parameter is a :class:`Param` (name, type,
+default, choices, bounds, one line of documentation): it is checked when a name
+is parsed, bound into the :class:`Metric` and shown in its key when not the
+default. No other file changes: ``ir-eval``, ``eval``, ``compare``, the targets
+(``targets=``), the judge reliability checks (``check=``), the metric cards
+(``ragworkbook metrics``) and the widgets all find the new metric through
+:func:`parse_metric`. ``tests/metrics/test_conformance.py`` checks every
+implementation's signature against its spec's inputs and parameters.
 """
 
 from __future__ import annotations
@@ -73,7 +81,9 @@ __all__ = [
     "NEEDS",
     "AGGREGATES",
     "Param",
+    "Band",
     "TrecName",
+    "INPUTS",
     "MetricSpec",
     "Metric",
     "REGISTRY",
@@ -81,6 +91,7 @@ __all__ = [
     "specs",
     "parse_metric",
     "parse_metrics",
+    "split_names",
     "find_metric",
     "known_names",
     "register",
@@ -108,6 +119,10 @@ class Param:
     means "not set" (a cutoff ``k`` of None = the whole ranking). ``required``: the
     metric cannot be computed without it (P@k). ``choices``: the only values
     accepted (``gain``). ``low`` / ``high``: inclusive bounds of a number.
+    ``option``: the run-wide option that sets it when a name does not (``"gain"``:
+    ``ir-eval --gain``; ``"max_grade"``: ``--max-grade``); a parameter without one
+    takes only its own default, whatever the run's options, so a new metric's
+    ``max_grade`` is never set by the option documented for ERR's.
     """
 
     name: str
@@ -118,6 +133,7 @@ class Param:
     required: bool = False
     low: float | None = None
     high: float | None = None
+    option: str | None = None
 
     def check(self, value: Any, shown: str) -> Any:
         """``value`` converted to the parameter's type, or ValueError naming the metric ``shown``."""
@@ -183,6 +199,43 @@ class TrecName:
     sets: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True)
+class Band:
+    """A metric's row of the targets table (:mod:`ragworkbook.evaluation.targets`).
+
+    ``low`` and ``high`` bound the acceptable band (inclusive); ``label`` is the row
+    as printed (``"Recall@10"``); ``k`` the cutoff the source states, if any;
+    ``domain`` the table it belongs to (``"general"``, or ``"strict"`` for medical
+    and legal work, which falls back to the general row).
+    """
+
+    label: str
+    low: float
+    high: float
+    k: int | None = None
+    domain: str = "general"
+
+
+#: The positional inputs of an implementation, by family (generation: pointwise, else ``batched``).
+INPUTS = {"retrieval": ("ranked",), "generation": ("answer", "reference"), "judged": ("sample", "judge")}
+_BATCHED_INPUTS = ("answers", "references")
+_DERIVED_INPUTS = ("result",)
+
+
+def _resolve(target: str | Callable[..., Any], owner: str) -> Callable[..., Any]:
+    """``"module:function"`` imported (a function is returned as it is)."""
+    if callable(target):
+        return target
+    import importlib
+
+    module, _, attr = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"metric {owner!r}: its implementation {target!r} cannot be loaded ({exc}); "
+                         "write it as 'package.module:function'") from None
+
+
 def _t(*args: Any, **kw: Any) -> tuple[TrecName, ...]:
     return (TrecName(*args, **kw),)
 
@@ -194,7 +247,7 @@ _REQUIRED_CUTOFF = Param("k", int, None, "the cutoff: the first k documents of t
 _GAINS = Param("gains", str, None, "trec_eval's gain table: grade=gain pairs, e.g. 1=3,2=9 (grades not "
                 "listed keep their grade as gain)")
 _GAIN = Param("gain", str, "linear", "gain of a grade: linear = grade (trec_eval ndcg), exponential = "
-              "2^grade - 1 (ranx ndcg_burges)", choices=("linear", "exponential"))
+              "2^grade - 1 (ranx ndcg_burges)", choices=("linear", "exponential"), option="gain")
 
 
 @dataclass(frozen=True)
@@ -237,6 +290,13 @@ class MetricSpec:
     value: str = "float"
     per_query: bool = True
     trec: tuple[TrecName, ...] = ()
+    impl: str | Callable[..., Any] | None = field(default=None, compare=False)
+    reference: str | Callable[..., Any] | None = field(default=None, compare=False)
+    batched: bool = False
+    optional_inputs: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    check: str = ""
+    targets: tuple[Band, ...] = ()
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -252,6 +312,50 @@ class MetricSpec:
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: two parameters share a name: {names}")
 
+    @property
+    def implementation(self) -> Callable[..., Any]:
+        """The function that computes it (``impl``, imported on first use)."""
+        if self.impl is None:
+            raise ValueError(f"metric {self.name!r} has no implementation: give its spec impl=...")
+        return _resolve(self.impl, self.name)
+
+    @property
+    def reference_function(self) -> Callable[..., Any] | None:
+        """Its readable one-query definition (retrieval), or None."""
+        return None if self.reference is None else _resolve(self.reference, self.name)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The positional inputs of its implementation (``("ranked",)``, ``("answer", "reference")``,
+        ``("answers", "references")``, ``("sample", "judge")``; a derived metric's ``("result",)``)."""
+        if self.reads:  # a metric of other fields than its family's (the contexts, say)
+            return self.reads
+        if self.derived_from is not None:
+            return _DERIVED_INPUTS
+        if self.family == "generation" and self.batched:
+            return _BATCHED_INPUTS
+        return INPUTS[self.family]
+
+    @property
+    def usage(self) -> str:
+        """How it is written: ``precision@k`` (a required first parameter), ``mrr[@k]`` (an optional
+        one, a cutoff or a retrieval metric's trec_eval-style ``.x``), else its name (``rouge_l``; its
+        parameters go in parentheses, ``rouge_l(measure=recall)``)."""
+        first = self.params[0] if self.params else None
+        if first is None or not (first.required or first.name == "k" or self.family == "retrieval"):
+            return self.name
+        return f"{self.name}@{first.name}" if first.required else f"{self.name}[@{first.name}]"
+
+    @property
+    def uses_judge(self) -> bool:
+        """Whether it needs an LLM judge (word support, a judged metric, needs none)."""
+        return "judge" in self.needs
+
+    def target(self, domain: str = "general") -> Band | None:
+        """Its row of the targets table of ``domain`` (the general row when ``domain`` has none)."""
+        rows = {b.domain: b for b in self.targets}
+        return rows.get(domain) or rows.get("general")
+
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or None."""
         return next((p for p in self.params if p.name == name), None)
@@ -263,8 +367,9 @@ class MetricSpec:
         return "none" if k is None else ("required" if k.required else "optional")
 
     def bind(self, label: str = "", defaults: Mapping[str, Any] | None = None, **values: Any) -> Metric:
-        """This metric with ``values`` bound (checked); every other parameter takes ``defaults`` (for the
-        parameters it has: evaluation-wide values such as ``gain``) or else its spec's default."""
+        """This metric with ``values`` bound (checked); every other parameter takes the run-wide option it
+        declares (:attr:`Param.option`) from ``defaults`` (``{"gain": "exponential"}``), or else its
+        spec's default."""
         return _bind(self, values, label, defaults or {})
 
     def with_k(self, k: int | None) -> Metric:
@@ -289,6 +394,11 @@ class Metric:
     def kwargs(self) -> dict[str, Any]:
         """The bound parameters as keyword arguments of the metric's implementation."""
         return dict(self.params)
+
+    def compute(self, *inputs: Any, **extra: Any) -> Any:
+        """Its implementation called the one way every family is: ``impl(*inputs, **params, **extra)``
+        (``extra``: the spec's ``optional_inputs``, such as ``embed``)."""
+        return self.spec.implementation(*inputs, **self.kwargs, **extra)
 
     @property
     def k(self) -> int | None:
@@ -346,8 +456,8 @@ def _show(value: Any) -> str:
 
 
 def _bind(spec: MetricSpec, given: Mapping[str, Any], label: str, defaults: Mapping[str, Any]) -> Metric:
-    """Check ``given`` against ``spec``'s parameters; the others take ``defaults`` (evaluation-wide
-    values such as ``gain=``) when the spec has them, else the spec's own defaults."""
+    """Check ``given`` against ``spec``'s parameters; the others take the run-wide option they declare
+    from ``defaults`` (``gain=``), else the spec's own defaults."""
     shown = label or spec.name
     unknown = [n for n in given if spec.param(n) is None]
     if unknown:
@@ -362,7 +472,8 @@ def _bind(spec: MetricSpec, given: Mapping[str, Any], label: str, defaults: Mapp
         if p.name in given:
             value = p.check(given[p.name], shown)
         else:
-            value = p.check(defaults[p.name], shown) if defaults.get(p.name) is not None else p.default
+            run_wide = defaults.get(p.option) if p.option is not None else None
+            value = p.check(run_wide, shown) if run_wide is not None else p.default
         if value is None and p.required:
             example = f"{spec.name}@10" if p.name == "k" else f"{spec.name}({p.name}=...)"
             raise ValueError(f"metric {shown!r} needs a cutoff, e.g. '{example}'" if p.name == "k" else
@@ -380,6 +491,19 @@ def _needs(*needs: str) -> frozenset[str]:
     return frozenset(needs)
 
 
+_KERNEL = "ragworkbook.metrics.kernels:"
+_REFERENCE = "ragworkbook.metrics.retrieval:"
+_GENERATION = "ragworkbook.metrics.generation:"
+_CONTEXT_TEXT = "ragworkbook.metrics.context_text:"
+_TEXT_THRESHOLD = Param("threshold", float, 0.5, "how similar (1 - normalised Levenshtein distance) a "
+                        "context must be to a reference context to count as the same", low=0.0, high=1.0)
+_JUDGED = "ragworkbook.judging.metrics:"
+_ROUGE_MEASURE = Param("measure", str, "fmeasure", "which ROUGE figure: fmeasure, precision (shared / answer "
+                       "n-grams) or recall (shared / reference n-grams)",
+                       choices=("fmeasure", "precision", "recall"))
+_MAX_STATEMENTS = Param("max_statements", int, 10, "the most claims extracted from an answer", low=1)
+_MIN_CHARS = Param("min_chars", int, 25, "context sentences shorter than this are joined to the next",
+                   low=1)
 _OFFICIAL = frozenset({"official", "all_trec"})
 _ALL_TREC = frozenset({"all_trec"})
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -399,31 +523,40 @@ _SPECS: tuple[MetricSpec, ...] = (
     MetricSpec("precision", "retrieval", "Precision@k",
                "relevant documents among the first k, divided by k",
                aliases=("p", "prec"), params=(_REQUIRED_CUTOFF,), default=True, **_relevance(),
-               trec=_t("P", "k", _CUTS, "{:d}", sets=_OFFICIAL)),
+               trec=_t("P", "k", _CUTS, "{:d}", sets=_OFFICIAL),
+               impl=_KERNEL + "precision", reference=_REFERENCE + "precision_at_k"),
     MetricSpec("recall", "retrieval", "Recall@k",
                "relevant documents among the first k, divided by all relevant documents",
                aliases=("r",), params=(_REQUIRED_CUTOFF,), default=True, **_relevance(all_relevant=True),
-               trec=_t("recall", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
+               trec=_t("recall", "k", _CUTS, "{:d}", sets=_ALL_TREC),
+               impl=_KERNEL + "recall", reference=_REFERENCE + "recall_at_k",
+               targets=(Band("Recall@10", 0.60, 0.80, 10),)),
     MetricSpec("hit_rate", "retrieval", "Hit Rate@k",
                "1 if any of the first k documents is relevant, else 0",
                aliases=("hitrate", "hit", "hits", "hr"), params=(_REQUIRED_CUTOFF,), default=True,
-               **_relevance(), trec=_t("success", "k", (1, 5, 10), "{:d}", sets=_ALL_TREC)),
+               **_relevance(), trec=_t("success", "k", (1, 5, 10), "{:d}", sets=_ALL_TREC),
+               impl=_KERNEL + "hit_rate", reference=_REFERENCE + "hit_rate_at_k"),
     MetricSpec("mrr", "retrieval", "MRR",
                "1 / rank of the first relevant document (0 if none within the cutoff); its mean is MRR",
                aliases=("rr", "reciprocal_rank"), params=(_CUTOFF,), default=True, **_relevance(),
-               trec=_t("recip_rank", sets=_OFFICIAL)),
+               trec=_t("recip_rank", sets=_OFFICIAL),
+               impl=_KERNEL + "mrr", reference=_REFERENCE + "reciprocal_rank",
+               targets=(Band("MRR", 0.30, 0.50),)),
     MetricSpec("map", "retrieval", "MAP",
                "mean of Precision@i over the ranks i of the relevant documents, divided by all relevant",
                aliases=("ap", "average_precision"), params=(_CUTOFF,), **_relevance(all_relevant=True),
                trec=(TrecName("map", sets=_OFFICIAL),
-                     TrecName("map_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
+                     TrecName("map_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
+               impl=_KERNEL + "average_precision", reference=_REFERENCE + "average_precision"),
     MetricSpec("r_precision", "retrieval", "R-precision",
                "Precision@R, R = the number of relevant documents of the query",
                aliases=("rprec", "r-precision"), **_relevance(all_relevant=True),
-               trec=_t("Rprec", sets=_OFFICIAL)),
+               trec=_t("Rprec", sets=_OFFICIAL),
+               impl=_KERNEL + "r_precision", reference=_REFERENCE + "r_precision"),
     MetricSpec("dcg", "retrieval", "DCG@k",
                "sum of gain(grade) / log2(rank + 1) over the first k",
-               params=(_CUTOFF, _GAIN), scale=(0.0, math.inf), **_relevance(graded=True)),
+               params=(_CUTOFF, _GAIN), scale=(0.0, math.inf), **_relevance(graded=True),
+               impl=_KERNEL + "dcg", reference=_REFERENCE + "dcg_at_k"),
     MetricSpec("ndcg", "retrieval", "NDCG@k",
                "DCG@k divided by the DCG@k of the ideal ranking of every judged document",
                params=(_CUTOFF, _GAIN,
@@ -431,185 +564,231 @@ _SPECS: tuple[MetricSpec, ...] = (
                              "(grades not listed keep their grade as gain)")),
                default=True, **_relevance(all_relevant=True, graded=True),
                trec=(TrecName("ndcg", text="gains", sets=_ALL_TREC),
-                     TrecName("ndcg_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC))),
+                     TrecName("ndcg_cut", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
+               impl=_KERNEL + "ndcg", reference=_REFERENCE + "ndcg_at_k",
+               targets=(Band("NDCG@10", 0.50, 0.70, 10),)),
     MetricSpec("err", "retrieval", "ERR@k",
                "expected reciprocal rank (Chapelle et al. 2009): sum over ranks r of "
                "R_r / r * prod_{i<r} (1 - R_i), R = (2^grade - 1) / 2^max_grade",
                aliases=("expected_reciprocal_rank",),
                params=(_CUTOFF, Param("max_grade", float, 4.0, "the top grade of the relevance scale "
                                       "(4: the TREC Web track's 0-4 scale, gdeval.pl's MAX_JUDGMENT)",
-                                      low=1e-300)),
-               **_relevance(graded=True)),
+                                      low=1e-300, option="max_grade")),
+               **_relevance(graded=True), impl=_KERNEL + "err"),
     # --- retrieval: the rest of trec_eval's measures (-m all_trec), in trec_eval's order ---
     _count("num_q", "number of queries", "the number of queries evaluated (1 per query, summed)", _OFFICIAL,
-           per_query=False),
-    _count("num_ret", "retrieved documents", "documents retrieved for the query (after -M)", _OFFICIAL),
+           per_query=False, impl=_KERNEL + "num_q"),
+    _count("num_ret", "retrieved documents", "documents retrieved for the query (after -M)", _OFFICIAL,
+    impl=_KERNEL + "num_ret"),
     _count("num_rel", "relevant documents", "relevant documents of the query in the qrels", _OFFICIAL,
-           all_relevant=True),
-    _count("num_rel_ret", "relevant retrieved", "relevant documents retrieved", _OFFICIAL),
+           all_relevant=True, impl=_KERNEL + "num_rel"),
+    _count("num_rel_ret", "relevant retrieved", "relevant documents retrieved", _OFFICIAL,
+    impl=_KERNEL + "num_rel_ret"),
     MetricSpec("gm_map", "retrieval", "GM-MAP",
                "average precision, averaged over queries by the geometric mean (values below 1e-5 count "
                "as 1e-5)", aggregate="geometric", per_query=False, **_relevance(all_relevant=True),
-               trec=_t("gm_map", sets=_OFFICIAL)),
+               trec=_t("gm_map", sets=_OFFICIAL), impl=_KERNEL + "gm_average_precision"),
     MetricSpec("bpref", "retrieval", "bpref",
                "binary preference (Buckley & Voorhees 2004): 1 - (judged non-relevant documents above "
                "each relevant one, at most R) / min(R, judged non-relevant), averaged over the R relevant",
-               **_relevance(all_relevant=True), trec=_t("bpref", sets=_OFFICIAL)),
+               **_relevance(all_relevant=True), trec=_t("bpref", sets=_OFFICIAL), impl=_KERNEL + "bpref"),
     MetricSpec("iprec_at_recall", "retrieval", "interpolated precision at recall",
                "the highest precision at any rank where recall >= level (trec_eval's 11-point curve)",
                params=(Param("level", float, None, "the recall level, 0 to 1", required=True, low=0.0,
                              high=1.0),),
                **_relevance(all_relevant=True),
-               trec=_t("iprec_at_recall", "level", _RECALL_LEVELS, "{:3.2f}", sets=_OFFICIAL)),
+               trec=_t("iprec_at_recall", "level", _RECALL_LEVELS, "{:3.2f}", sets=_OFFICIAL),
+               impl=_KERNEL + "iprec_at_recall"),
     MetricSpec("relstring", "retrieval", "relevance string",
                "the grades of the first k documents as characters: the grade 0-9, '>' above 9, '-' not "
                "judged, '.' in the pool but unjudged", aggregate="none", value="text",
                params=(Param("k", int, 10, "how many ranks", low=0),), **_relevance(),
-               trec=_t("relstring", text="k", sets=_ALL_TREC)),
+               trec=_t("relstring", text="k", sets=_ALL_TREC), impl=_KERNEL + "relstring"),
     MetricSpec("infap", "retrieval", "infAP",
                "inferred average precision (Yilmaz & Aslam 2006) for a sampled pool (negative grades: "
                "pooled, not judged)", **_relevance(all_relevant=True),
-               trec=_t("infAP", sets=_ALL_TREC)),
+               trec=_t("infAP", sets=_ALL_TREC), impl=_KERNEL + "infap"),
     MetricSpec("gm_bpref", "retrieval", "GM-bpref", "bpref averaged by the geometric mean",
                aggregate="geometric", per_query=False, **_relevance(all_relevant=True),
-               trec=_t("gm_bpref", sets=_ALL_TREC)),
+               trec=_t("gm_bpref", sets=_ALL_TREC), impl=_KERNEL + "bpref"),
     MetricSpec("rprec_mult", "retrieval", "R-precision at a multiple of R",
                "precision at rank ceil(mult x R - 0.1) (trec_eval's Rprec_mult)",
                params=(Param("mult", float, None, "the multiple of R", required=True, low=0.0),),
                **_relevance(all_relevant=True),
                trec=_t("Rprec_mult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-                             "{:3.2f}", sets=_ALL_TREC)),
+                             "{:3.2f}", sets=_ALL_TREC), impl=_KERNEL + "rprec_mult"),
     MetricSpec("utility", "retrieval", "utility",
                "a x relevant retrieved + b x non-relevant retrieved + c x relevant missed + d x "
                "non-relevant missed (trec_eval; d needs the collection size, taken as 0)",
                params=(Param("coefficients", tuple, (1.0, -1.0, 0.0, 0.0), "a, b, c, d"),),
                scale=(-math.inf, math.inf), **_relevance(all_relevant=True),
-               trec=_t("utility", text="coefficients", sets=_ALL_TREC)),
+               trec=_t("utility", text="coefficients", sets=_ALL_TREC), impl=_KERNEL + "utility"),
     MetricSpec("11pt_avg", "retrieval", "11-point average precision",
                "the mean of the interpolated precision at the recall levels (0, 0.1, ..., 1)",
                aliases=("eleven_point_average",),
                params=(Param("levels", tuple, _RECALL_LEVELS, "the recall levels"),),
                **_relevance(all_relevant=True),
-               trec=_t("11pt_avg", text="levels", sets=_ALL_TREC)),
+               trec=_t("11pt_avg", text="levels", sets=_ALL_TREC), impl=_KERNEL + "eleven_point_average"),
     MetricSpec("bing", "retrieval", "binary G", "trec_eval's binG: sum over relevant retrieved documents of "
                "1 / log2(2 + non-relevant above it), divided by R", **_relevance(all_relevant=True),
-               trec=_t("binG", sets=_ALL_TREC)),
+               trec=_t("binG", sets=_ALL_TREC), impl=_KERNEL + "binary_g"),
     MetricSpec("g", "retrieval", "G", "trec_eval's G: gain discounted by log2 of the cost so far, over the "
                "ideal gain", params=(_GAINS,),
-               **_relevance(all_relevant=True, graded=True), trec=_t("G", text="gains", sets=_ALL_TREC)),
+               **_relevance(all_relevant=True, graded=True), trec=_t("G", text="gains", sets=_ALL_TREC),
+               impl=_KERNEL + "trec_g"),
     MetricSpec("ndcg_rel", "retrieval", "NDCG averaged over relevant documents",
                "NDCG at each relevant document's rank, summed, divided by R (trec_eval's ndcg_rel)",
                params=(_GAINS,),
                **_relevance(all_relevant=True, graded=True),
-               trec=_t("ndcg_rel", text="gains", sets=_ALL_TREC)),
+               trec=_t("ndcg_rel", text="gains", sets=_ALL_TREC), impl=_KERNEL + "ndcg_rel"),
     MetricSpec("rndcg", "retrieval", "R-NDCG", "NDCG at rank R, R = the number of relevant documents "
                "(trec_eval's Rndcg)", params=(_GAINS,),
                **_relevance(all_relevant=True, graded=True),
-               trec=_t("Rndcg", text="gains", sets=_ALL_TREC)),
+               trec=_t("Rndcg", text="gains", sets=_ALL_TREC), impl=_KERNEL + "rndcg"),
     MetricSpec("relative_p", "retrieval", "relative precision",
                "relevant among the first k divided by min(k, R)", params=(_REQUIRED_CUTOFF,),
                **_relevance(all_relevant=True),
-               trec=_t("relative_P", "k", _CUTS, "{:d}", sets=_ALL_TREC)),
+               trec=_t("relative_P", "k", _CUTS, "{:d}", sets=_ALL_TREC),
+               impl=_KERNEL + "relative_precision"),
     MetricSpec("set_p", "retrieval", "set precision", "relevant retrieved / retrieved (the whole ranking "
-               "as a set)", **_relevance(), trec=_t("set_P", sets=_ALL_TREC)),
+               "as a set)", **_relevance(), trec=_t("set_P", sets=_ALL_TREC), impl=_KERNEL + "set_precision"),
     MetricSpec("set_relative_p", "retrieval", "set relative precision",
                "relevant retrieved / min(retrieved, R)", **_relevance(all_relevant=True),
-               trec=_t("set_relative_P", sets=_ALL_TREC)),
+               trec=_t("set_relative_P", sets=_ALL_TREC), impl=_KERNEL + "set_relative_precision"),
     MetricSpec("set_recall", "retrieval", "set recall", "relevant retrieved / R",
-               **_relevance(all_relevant=True), trec=_t("set_recall", sets=_ALL_TREC)),
+               **_relevance(all_relevant=True), trec=_t("set_recall", sets=_ALL_TREC),
+               impl=_KERNEL + "set_recall"),
     MetricSpec("set_map", "retrieval", "set MAP", "set precision x set recall",
-               **_relevance(all_relevant=True), trec=_t("set_map", sets=_ALL_TREC)),
+               **_relevance(all_relevant=True), trec=_t("set_map", sets=_ALL_TREC), impl=_KERNEL + "set_map"),
     MetricSpec("set_f", "retrieval", "set F", "F-measure of set precision and set recall, weight beta",
                params=(Param("beta", float, 1.0, "the weight of recall", low=0.0),),
-               **_relevance(all_relevant=True), trec=_t("set_F", text="beta", sets=_ALL_TREC)),
+               **_relevance(all_relevant=True), trec=_t("set_F", text="beta", sets=_ALL_TREC),
+               impl=_KERNEL + "set_f"),
     _count("num_nonrel_judged_ret", "judged non-relevant retrieved",
-           "retrieved documents judged non-relevant", _ALL_TREC),
+           "retrieved documents judged non-relevant", _ALL_TREC, impl=_KERNEL + "num_nonrel_judged_ret"),
     MetricSpec("rbp", "retrieval", "rank-biased precision",
                "(1 - p) x sum over relevant ranks r of p^(r-1) (Moffat & Zobel 2008)",
                params=(Param("p", float, 0.9, "the persistence", low=0.0, high=1.0),),
-               **_relevance(), trec=_t("rbp", pairs=True, sets=_ALL_TREC)),
+               **_relevance(), trec=_t("rbp", pairs=True, sets=_ALL_TREC), impl=_KERNEL + "rbp"),
     MetricSpec("rbp_resid", "retrieval", "RBP residual",
                "rank-biased precision plus the weight of the unjudged documents and of the ranks after the "
                "last (its upper bound)", params=(Param("p", float, 0.9, "the persistence", low=0.0,
                                                        high=1.0),),
-               **_relevance(), trec=_t("rbp_resid", pairs=True, sets=_ALL_TREC)),
+               **_relevance(), trec=_t("rbp_resid", pairs=True, sets=_ALL_TREC), impl=_KERNEL + "rbp_resid"),
     MetricSpec("unj", "retrieval", "unjudged@k", "share of the first k documents with no judgement",
                params=(_REQUIRED_CUTOFF,), higher_is_better=False, **_relevance(),
-               trec=_t("unj", "k", (5, 10, 20), "{:d}", sets=_ALL_TREC)),
+               trec=_t("unj", "k", (5, 10, 20), "{:d}", sets=_ALL_TREC), impl=_KERNEL + "unjudged"),
     # --- generation (reference-based) ------------------------------------------------------
     MetricSpec("bleu", "generation", "BLEU", "sacrebleu sentence BLEU of the answer against the reference",
-               aliases=("sacrebleu",), needs=_needs("reference"), scale=(0.0, 100.0), default=True),
-    MetricSpec("rouge_l", "generation", "ROUGE-L", "ROUGE-L F-measure (longest common subsequence, stemmed)",
-               aliases=("rougel", "rouge-l"), needs=_needs("reference"), default=True),
-    # --- ROUGE-1 / ROUGE-2 (added by EXERCISES, issue 19; not computed by default) --------------
-    MetricSpec("rouge_1", "generation", "ROUGE-1", "ROUGE-1 F-measure (unigram overlap, stemmed)",
-               aliases=("rouge1", "rouge-1"), needs=_needs("reference")),
-    MetricSpec("rouge_2", "generation", "ROUGE-2", "ROUGE-2 F-measure (bigram overlap, stemmed)",
-               aliases=("rouge2", "rouge-2"), needs=_needs("reference")),
-    # --- end of the ROUGE-1 / ROUGE-2 block ------------------------------------------------------
+               aliases=("sacrebleu",), needs=_needs("reference"), scale=(0.0, 100.0), default=True,
+               impl=_GENERATION + "bleu"),
+    MetricSpec("rouge_l", "generation", "ROUGE-L", "ROUGE-L (longest common subsequence, stemmed)",
+               aliases=("rougel", "rouge-l"), params=(_ROUGE_MEASURE,), needs=_needs("reference"),
+               default=True, impl=_GENERATION + "rouge_l"),
+    # ROUGE-1 and ROUGE-2 are taught beside ROUGE-L but not computed by default: the three move together
+    MetricSpec("rouge_1", "generation", "ROUGE-1", "ROUGE-1 (unigram overlap, stemmed)",
+               aliases=("rouge1", "rouge-1"), params=(_ROUGE_MEASURE,), needs=_needs("reference"),
+               impl=_GENERATION + "rouge_1"),
+    MetricSpec("rouge_2", "generation", "ROUGE-2", "ROUGE-2 (bigram overlap, stemmed)",
+               aliases=("rouge2", "rouge-2"), params=(_ROUGE_MEASURE,), needs=_needs("reference"),
+               impl=_GENERATION + "rouge_2"),
     MetricSpec("meteor", "generation", "METEOR", "NLTK METEOR with WordNet synonyms",
-               needs=_needs("reference"), default=True),
+               needs=_needs("reference"), default=True, impl=_GENERATION + "meteor"),
     MetricSpec("embedding_similarity", "generation", "embedding similarity",
                "cosine of the MiniLM embeddings of answer and reference",
                aliases=("semantic_similarity", "cosine"), needs=_needs("reference"), scale=(-1.0, 1.0),
-               default=True),
+               default=True, impl=_GENERATION + "embedding_similarities", batched=True),
     MetricSpec("bertscore_f1", "generation", "BERTScore F1",
                "BERTScore F1 on the local MiniLM (no baseline rescaling)",
-               aliases=("bertscore",), needs=_needs("reference")),
+               aliases=("bertscore",), needs=_needs("reference"), impl=_GENERATION + "bertscore_f1",
+               batched=True),
     MetricSpec("exact_match", "generation", "exact match",
                "1 if the SQuAD-normalised answer equals the normalised reference",
-               aliases=("em",), needs=_needs("reference")),
+               aliases=("em",), needs=_needs("reference"), impl=_GENERATION + "exact_match"),
     MetricSpec("token_f1", "generation", "token F1",
                "SQuAD token F1: harmonic mean of bag-of-token precision and recall",
-               aliases=("f1",), needs=_needs("reference"), default=True),
+               aliases=("f1",), needs=_needs("reference"), default=True, impl=_GENERATION + "token_f1"),
+    MetricSpec("string_presence", "generation", "string presence",
+               "1 if the reference occurs in the answer as written (ragas StringPresence)",
+               aliases=("string_present",), needs=_needs("reference"),
+               impl=_CONTEXT_TEXT + "string_presence"),
+    MetricSpec("non_llm_context_precision", "generation", "context precision by text",
+               "average precision of the retrieved contexts, one relevant when its Levenshtein similarity "
+               "to a reference context is >= the threshold (ragas NonLLMContextPrecisionWithReference)",
+               aliases=("non_llm_context_precision_with_reference",), needs=_needs("contexts"),
+               params=(_TEXT_THRESHOLD,), impl=_CONTEXT_TEXT + "non_llm_context_precision",
+               reads=("contexts", "reference_contexts")),
+    MetricSpec("non_llm_context_recall", "generation", "context recall by text",
+               "share of the reference contexts with a retrieved context of Levenshtein similarity above the "
+               "threshold (ragas NonLLMContextRecall)", needs=_needs("contexts"),
+               params=(_TEXT_THRESHOLD,), impl=_CONTEXT_TEXT + "non_llm_context_recall",
+               reads=("contexts", "reference_contexts")),
     # --- judged ---------------------------------------------------------------------------
     MetricSpec("faithfulness", "judged", "faithfulness",
                "claims of the answer supported by the retrieved context / all claims",
-               aliases=("groundedness",), needs=_needs("judge", "contexts"), default=True),
+               aliases=("groundedness",), params=(_MAX_STATEMENTS,), needs=_needs("judge", "contexts"),
+               default=True, impl=_JUDGED + "afaithfulness", optional_inputs=("claims",),
+               check="wikieval-faithfulness",
+               targets=(Band("Faithfulness", 0.80, 0.90), Band("Faithfulness", 0.80, 0.95, domain="strict"))),
     MetricSpec("answer_relevancy", "judged", "answer relevancy",
                "mean cosine of questions generated back from the answer to the question; 0 if noncommittal",
-               aliases=("answer_relevance",), needs=_needs("judge"), default=True),
+               aliases=("answer_relevance",),
+               params=(Param("strictness", int, 3, "how many questions are generated back from the answer",
+                             low=1),),
+               needs=_needs("judge"), default=True, impl=_JUDGED + "aanswer_relevancy",
+               optional_inputs=("embed",), check="wikieval-answer-relevance"),
     MetricSpec("context_precision", "judged", "context precision",
                "position-weighted precision of chunks judged useful for the reference answer",
                aliases=("context_precision_with_reference",), needs=_needs("judge", "reference", "contexts"),
-               default=True),
+               default=True, impl=_JUDGED + "acontext_precision_with_reference"),
     MetricSpec("context_precision_without_reference", "judged", "context precision (no reference)",
                "position-weighted precision of chunks judged useful for the system's answer",
-               needs=_needs("judge", "contexts")),
+               needs=_needs("judge", "contexts"), impl=_JUDGED + "acontext_precision_without_reference"),
     MetricSpec("context_recall", "judged", "context recall",
                "sentences of the reference attributable to the retrieved context / all sentences",
-               needs=_needs("judge", "reference", "contexts"), default=True),
+               needs=_needs("judge", "reference", "contexts"), default=True,
+               impl=_JUDGED + "acontext_recall"),
     MetricSpec("context_relevance", "judged", "context relevance",
                "mean of per-chunk relevance verdicts against the question (the triad's first leg)",
-               needs=_needs("judge", "contexts")),
+               needs=_needs("judge", "contexts"), impl=_JUDGED + "acontext_relevance",
+               check="wikieval-context-relevance"),
     MetricSpec("completeness", "judged", "completeness",
                "relevant context sentences the answer uses / relevant context sentences",
-               needs=_needs("judge", "contexts")),
+               params=(_MIN_CHARS,), needs=_needs("judge", "contexts"),
+               impl="ragworkbook.judging.coverage:acompleteness"),
     MetricSpec("utilization", "judged", "utilization",
                "context sentences the answer uses / all context sentences",
-               aliases=("context_utilization",), needs=_needs("judge", "contexts")),
+               aliases=("context_utilization",), params=(_MIN_CHARS,), needs=_needs("judge", "contexts"),
+               impl="ragworkbook.judging.coverage:autilization"),
     MetricSpec("nli_faithfulness", "judged", "NLI faithfulness",
                "claims of the answer the context entails / all claims (entailment/contradiction/neutral)",
-               aliases=("nli_entailment",), needs=_needs("judge", "contexts")),
+               aliases=("nli_entailment",), params=(_MAX_STATEMENTS,), needs=_needs("judge", "contexts"),
+               impl="ragworkbook.judging.nli:anli_faithfulness", optional_inputs=("claims",)),
     MetricSpec("nli_contradiction", "judged", "NLI contradiction rate",
                "claims of the answer the context contradicts / all claims",
-               aliases=("contradiction_rate",), higher_is_better=False, needs=_needs("judge", "contexts")),
+               aliases=("contradiction_rate",), params=(_MAX_STATEMENTS,), higher_is_better=False,
+               needs=_needs("judge", "contexts"), impl="ragworkbook.judging.nli:anli_contradiction",
+               optional_inputs=("claims",)),
     MetricSpec("questeval", "judged", "QuestEval-style precision",
                "mean token F1 of the answer's own answers to questions generated from it and the answers "
                "read from the context",
-               aliases=("questeval_precision",), needs=_needs("judge", "contexts")),
+               aliases=("questeval_precision",),
+               params=(Param("n_questions", int, 3, "how many questions are generated from the answer",
+                             low=1),),
+               needs=_needs("judge", "contexts"), impl="ragworkbook.judging.questeval:aquesteval"),
     MetricSpec("hallucination", "judged", "hallucination",
                "1 when faithfulness < 1 (at least one unsupported claim); its mean is the hallucination rate",
                aliases=("hallucination_rate",), higher_is_better=False, needs=_needs("judge", "contexts"),
-               default=True, derived_from="faithfulness"),
-    # --- JUDGE (issue 18): the deterministic, reference-free faithfulness signal ---------------
-    # Scorer: ragworkbook.metrics.support (through ragworkbook.judging.metrics.METRICS, computed
-    # without an LLM); measured like any judge by `ragworkbook judge-check --dataset ff --judge word-support`.
+               default=True, derived_from="faithfulness", impl=_JUDGED + "hallucination",
+               targets=(Band("Hallucination rate", 0.05, 0.10),
+                        Band("Hallucination rate", 0.02, 0.10, domain="strict"))),
+    # The deterministic, reference-free faithfulness signal: no LLM, so "judge" is not among its needs;
+    # its judge is measured like any other (`ragworkbook judge-check --dataset ff --judge word-support`).
     MetricSpec("word_support", "judged", "word support",
                "content words of the answer found in the retrieved context (stemmed) / content words of the "
                "answer; no LLM",
-               aliases=("content_word_support", "word-support"), needs=_needs("contexts")),
-    # --- end JUDGE -----------------------------------------------------------------------------
+               aliases=("content_word_support", "word-support"), needs=_needs("contexts"),
+               impl=_JUDGED + "aword_support", check="wikieval-faithfulness"),
 )
 
 #: Canonical name -> spec, in declaration order (the order reports list metrics in).
@@ -659,18 +838,13 @@ def unregister(name: str) -> None:
 
 
 @contextmanager
-def registered(spec: MetricSpec, table: dict[str, Callable[..., Any]] | None = None,
-               implementation: Callable[..., Any] | None = None) -> Iterator[MetricSpec]:
-    """Register ``spec`` (and put ``implementation`` into ``table`` under its name) for a ``with`` block."""
+def registered(spec: MetricSpec) -> Iterator[MetricSpec]:
+    """Register ``spec`` for a ``with`` block (a test fixture's metric)."""
     register(spec)
-    if table is not None:
-        table[spec.name] = implementation  # type: ignore[assignment]
     try:
         yield spec
     finally:
         unregister(spec.name)
-        if table is not None:
-            table.pop(spec.name, None)
 
 
 # base, an optional first parameter written @x, _x, .x or trec_eval's _cut_x, optional (p=v, ...) before
@@ -696,15 +870,7 @@ def specs(family: str | None = None) -> list[MetricSpec]:
 
 def known_names(family: str | None = None) -> str:
     """The metrics of ``family`` as a comma-separated list for messages (``precision@k, mrr[@k], ...``)."""
-    out = []
-    for s in specs(family):
-        first = s.params[0] if s.params else None
-        if first is None:
-            out.append(s.name)
-        else:
-            x = "k" if first.name == "k" else first.name
-            out.append(f"{s.name}@{x}" if first.required else f"{s.name}[@{x}]")
-    return ", ".join(out)
+    return ", ".join(s.usage for s in specs(family))
 
 
 def _unknown(name: object, family: str | None) -> str:
@@ -730,9 +896,10 @@ def parse_metric(name: str | Metric, family: str | None = None, *,
 
     ``family`` restricts the accepted metrics (``"retrieval"`` for ``ir-eval``); a
     metric of another family is refused with a message saying what it is.
-    ``defaults``: values for parameters the name does not set (``{"gain":
-    "exponential"}``), used by the metrics that have them. ValueError for an unknown
-    name, a missing or unexpected parameter, or a value out of its range.
+    ``defaults``: the run's options (``{"gain": "exponential"}``), the values of the
+    parameters that declare them (:attr:`Param.option`) when the name does not set them.
+    ValueError for an unknown name, a missing or unexpected parameter, or a value out of
+    its range.
     """
     if isinstance(name, Metric):
         metric = name
@@ -769,7 +936,7 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | No
         names = [names]
     out: list[Metric] = []
     for item in names:
-        parts = _split_names(item) if isinstance(item, str) else [item]
+        parts = split_names(item) if isinstance(item, str) else [item]
         for part in parts:
             if isinstance(part, str) and not part.strip():
                 continue
@@ -781,7 +948,7 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | No
     return out
 
 
-def _split_names(text: str) -> list[str]:
+def split_names(text: str) -> list[str]:
     """Split at the commas outside parentheses: ``"ndcg@3(gain=exponential),mrr"`` is two names."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):

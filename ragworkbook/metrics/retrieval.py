@@ -263,7 +263,8 @@ def _grade_list(grades: Any, what: str = "grades") -> np.ndarray:
     return g
 
 
-# --- cumulative gain: the step before DCG (added by EXERCISES, issue 19) ------------------------------
+# Cumulative gain comes before DCG in the lesson: the same sum of gains without the discount, so that
+# the effect of the discount can be seen on its own.
 def cg_from_grades(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
     """CG@k of grades listed in rank order: ``sum_{i<=k} gain(grade_i)``, with no discount.
 
@@ -284,7 +285,6 @@ def cumulative_gain(ranking: Sequence[Any], relevance: Relevance, k: int, gain: 
     ranking, rel, k = _prepare(ranking, relevance, k)
     check_gain(gain)
     return cg_from_grades([rel.get(doc, 0.0) for doc in ranking], k, gain)
-# --- end of the cumulative-gain block ----------------------------------------------------------------
 
 
 def dcg_from_grades(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ragworkbook.metrics.registry import Metric, MetricSpec, TrecName, parse_metrics, specs
 
-__all__ = ["TREC_ORDER", "SETS", "TrecRequest", "parse_trec_measures", "trec_lines", "is_trec_measure"]
+__all__ = ["TREC_ORDER", "SETS", "TrecRequest", "parse_trec_measures", "trec_lines"]
 
 #: trec_eval's measures in the order it computes and prints them (its measures.c table), those
 #: ragworkbook implements; ``runid`` is the run's name, not a metric.
@@ -62,12 +62,6 @@ def _sets() -> dict[str, tuple[str, ...]]:
 
 #: trec_eval's measure sets, from the specs: ``official`` (its default) and ``all_trec``.
 SETS = _sets()
-
-
-def is_trec_measure(text: str) -> bool:
-    """Whether ``text`` is trec_eval's syntax: a trec_eval measure or set, optionally ``.params``."""
-    root = text.split(".", 1)[0]
-    return root in SETS or root == _RUNID or root in _trec_table()
 
 
 @dataclass
@@ -191,20 +185,32 @@ def _format(value: object, form: str) -> str:
 
 
 def trec_lines(metrics: Sequence[Metric], query_ids: Sequence[str], values: dict[str, np.ndarray],
-               summary: dict[str, float], *, per_query: bool, runid: str | None = None) -> list[str]:
+               summary: dict[str, float], *, per_query: bool, runid: str | None = None,
+               show_summary: bool = True, zscores: bool = False) -> list[str]:
     """trec_eval's output: with ``per_query``, one line per query and metric (query by query), then the
-    ``all`` lines (``runid`` first when given). ``%-22s\\t%s\\t%6.4f``; counts as integers."""
+    ``all`` lines (``runid`` first when given; none without ``show_summary``, trec_eval ``-n``).
+    ``%-22s\\t%s\\t%6.4f``; counts as integers. ``zscores`` (trec_eval ``-Z``): each numeric measure's
+    name printed after a ``Z``, every value (counts too) as ``%6.4f``."""
     lines = []
     shown = [m for m in metrics if m.spec.per_query]
+
+    def name_form(m: Metric) -> tuple[str, str]:
+        if zscores and m.spec.value != "text":
+            return f"Z{m.name:<22}", "float"
+        return f"{m.name:<22}", m.spec.value
+
     if per_query:
-        cols = [(m, values[m.name].tolist()) for m in shown]
+        cols = [(*name_form(m), values[m.name].tolist()) for m in shown]
         for i, qid in enumerate(query_ids):
-            for m, vals in cols:
-                lines.append(f"{m.name:<22}\t{qid}\t{_format(vals[i], m.spec.value)}")
+            for name, form, vals in cols:
+                lines.append(f"{name}\t{qid}\t{_format(vals[i], form)}")
+    if not show_summary:
+        return lines
     if runid is not None:
         lines.append(f"{_RUNID:<22}\tall\t{runid}")
     for m in metrics:
         if m.spec.aggregate == "none":
             continue
-        lines.append(f"{m.name:<22}\tall\t{_format(summary[m.name], m.spec.value)}")
+        name, form = name_form(m)
+        lines.append(f"{name}\tall\t{_format(summary[m.name], form)}")
     return lines

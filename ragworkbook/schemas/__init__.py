@@ -1,11 +1,14 @@
-"""The documented file formats, as JSON Schema: the answers file and the eval set.
+"""The documented file formats, as JSON Schema: the answers file, the eval set and the report.
 
-Two schema files ship inside the package (``ragworkbook/schemas/*.schema.json``):
+Three schema files ship inside the package (``ragworkbook/schemas/*.schema.json``):
 
 - ``answers``: one record of an answers file, the outputs of a RAG system
   scored as they are by ``ragworkbook eval --answers FILE``
   (:mod:`ragworkbook.corpus.answers`);
-- ``eval-set``: one item of an eval set (:mod:`ragworkbook.corpus.eval_set`).
+- ``eval-set``: one item of an eval set (:mod:`ragworkbook.corpus.eval_set`);
+- ``report``: a whole report file, as ``ragworkbook eval --out`` and
+  :meth:`~ragworkbook.evaluation.report.Report.save` write it (an output: what other tools can
+  rely on; :meth:`~ragworkbook.evaluation.report.Report.load` checks more than a schema can).
 
 Each schema's ``description`` states the file forms, the accepted field names,
 the id rule and where relevance comes from. ``ragworkbook schema NAME`` prints
@@ -29,11 +32,13 @@ from typing import Any
 __all__ = ["SCHEMAS", "schema_path", "schema_text", "load_schema", "is_valid", "record_problems"]
 
 #: Schema name -> file inside this package.
-SCHEMAS = {"answers": "answers.schema.json", "eval-set": "eval_set.schema.json"}
+SCHEMAS = {"answers": "answers.schema.json", "eval-set": "eval_set.schema.json",
+           "report": "report.schema.json"}
 
 
 def schema_path(name: str) -> Path:
-    """The file of schema ``name`` (``"answers"`` or ``"eval-set"``); ValueError for another name."""
+    """The file of schema ``name`` (``"answers"``, ``"eval-set"`` or ``"report"``); ValueError for another
+    name."""
     if name not in SCHEMAS:
         raise ValueError(f"unknown schema {name!r}: the schemas are {', '.join(SCHEMAS)}")
     return Path(__file__).resolve().parent / SCHEMAS[name]

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Figure", "ReproducedNumber", "ROW_IDS", "reproduce_all", "reproduce_row", "ndcg_variants",
+__all__ = ["Figure", "ReproducedNumber", "ROW_IDS", "reproduce_all", "ndcg_variants",
            "to_frame", "format_table", "check_ids", "STATUSES", "NEEDS_MODEL", "PDF_ROWS"]
 
 STATUSES = ("exact", "differs", "environment", "not-reproducible", "table")
@@ -243,12 +243,12 @@ _A5_DOCUMENTED = {
 
 
 def _a5(ctx: _Context) -> ReproducedNumber:
-    from ragworkbook.evaluation.targets import STRICT_TARGETS, targets_table
+    from ragworkbook.evaluation.targets import targets_of, targets_table
 
     table = targets_table()
     ok = all(tuple(table.loc[m]) == bands for m, bands in _A5_DOCUMENTED.items()) and len(table) == 5
-    strict_ok = (STRICT_TARGETS["faithfulness"].high == 0.95
-                 and STRICT_TARGETS["hallucination"].low == 0.02)
+    strict = targets_of("strict")
+    strict_ok = strict["faithfulness"].high == 0.95 and strict["hallucination"].low == 0.02
     rep = "; ".join(f"{m} {' / '.join(table.loc[m])}" for m in table.index)
     return _row("A5", "metric targets table (tutorial)", "table", [],
                 status="table" if ok and strict_ok else "differs",
@@ -816,11 +816,6 @@ def reproduce_all(generator: Any = None, *, only: Iterable[str] | None = None,
     from tqdm.auto import tqdm
 
     return [ROWS[i](ctx) for i in tqdm(ids, desc="reproduce", disable=not progress, leave=False)]
-
-
-def reproduce_row(row_id: str, generator: Any = None) -> ReproducedNumber:
-    """Recompute one row (``"A3"``, ``"C1"``, ...)."""
-    return reproduce_all(generator, only=[row_id])[0]
 
 
 def to_frame(rows: Sequence[ReproducedNumber]) -> pd.DataFrame:

@@ -106,7 +106,7 @@ def test_json_array_and_object_forms(tmp_path):
     bad.write_text(json.dumps({"items": RAGAS_01}), encoding="utf-8")
     with pytest.raises(DatasetError, match="records under 'answers', 'rows', 'samples'"):
         load_answer_records(bad)
-    with pytest.raises(DatasetError, match=r"\.jsonl, \.json or \.csv"):
+    with pytest.raises(DatasetError, match=r"\.jsonl, \.json, \.csv or \.parquet"):
         load_answer_records(_jsonl(tmp_path / "d.txt", RAGAS_01))
 
 
@@ -120,7 +120,7 @@ def test_three_problems_in_one_run_each_with_line_and_field(tmp_path):
         load_answer_records(_jsonl(tmp_path / "bad.jsonl", recs))
     msg = str(err.value)
     assert msg.startswith(f"{tmp_path / 'bad.jsonl'}: 3 problems:")
-    assert "bad.jsonl, line 2: record is missing the field 'question' (or 'user_input')" in msg
+    assert "bad.jsonl, line 2: record is missing the field 'question' (or 'user_input', 'input')" in msg
     assert "bad.jsonl, line 3: field 'answer' must be a string, got integer" in msg
     assert "bad.jsonl, line 5: field 'contexts[1]' is missing the field 'text'" in msg
     assert len(err.value.problems) == 3
@@ -231,7 +231,9 @@ def test_the_fast_and_the_explaining_validators_agree(name):
     agree()
     good = {"answers": {"user_input": "q", "response": "",
                         "retrieved_contexts": ["a", {"id": 1, "text": "b"}]},
-            "eval-set": {"question": "q", "ground_truth": "r", "keyword": None}}[name]
+            "eval-set": {"question": "q", "ground_truth": "r", "keyword": None},
+            "report": {"format": "ragworkbook-report", "version": 2, "meta": {}, "metrics": [],
+                       "aggregates": {}, "rows": []}}[name]
     assert is_valid(good, name) and _validator(name).is_valid(good)
 
 
@@ -287,7 +289,8 @@ def test_a_pipe_or_a_file_without_suffix_is_read_by_its_content(tmp_path, text, 
 
 def test_another_suffix_is_still_refused(tmp_path):
     (tmp_path / "a.xlsx").write_text("x")
-    with pytest.raises(DatasetError, match=r"an answers file is \.jsonl, \.json or \.csv, got '\.xlsx'"):
+    with pytest.raises(DatasetError,
+                       match=r"an answers file is \.jsonl, \.json, \.csv or \.parquet, got '\.xlsx'"):
         load_answer_records(tmp_path / "a.xlsx")
 
 

@@ -16,7 +16,8 @@ def test_family_needs_come_from_the_specs():
         for s in specs(family):
             assert set(every) <= set(s.needs) <= set(every) | set(some), s.name
     assert family_needs("retrieval") == (["relevance", "contexts"], [])
-    assert family_needs("generation") == (["reference"], [])
+    # the text-based context metrics (non_llm_context_*) compare contexts, not an answer with a reference
+    assert family_needs("generation") == ([], ["reference", "contexts"])
     # word_support (judged like a judge, computed without one) needs only the contexts
     assert family_needs("judged") == ([], ["reference", "judge", "contexts"])
 

@@ -1,6 +1,6 @@
 import pytest
 
-from ragworkbook.evaluation.targets import STRICT_TARGETS, TARGETS, apply_targets, rate, targets_table
+from ragworkbook.evaluation.targets import apply_targets, rate, targets_of, targets_table
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,9 @@ def test_strict_domain_is_stricter():
     assert rate("faithfulness", 0.96, domain="strict") == "good"
     assert rate("hallucination_rate", 0.03, domain="strict") == "acceptable"
     assert rate("hallucination_rate", 0.019, domain="strict") == "good"
-    assert STRICT_TARGETS["recall"] == TARGETS["recall"]
+    assert targets_of("strict")["recall"] == targets_of()["recall"]  # no strict row: the general one
+    with pytest.raises(ValueError, match="unknown domain 'medical'"):
+        targets_of("medical")
 
 
 def test_table_matches_documented_bands():
@@ -69,7 +71,7 @@ def test_errors_name_the_fix():
         apply_targets([0.3])
 
 
-# --- the interval is rated too (issue 19) ------------------------------------------------------
+# --- the interval is rated too ------------------------------------------------------
 @pytest.mark.parametrize("metric,value,ci,expected", [
     ("mrr@3", 0.708, (0.417, 0.917), "good, but the interval reaches acceptable"),   # notebook 12's mrr@3
     ("mrr", 0.6, (0.55, 0.9), "good"),                                                # all of it good

@@ -62,8 +62,9 @@ from conftest import REPO, reference  # noqa: E402
 from fakes.judges import CARBON, BlockingJudge, EmptyClaimsJudge, GarbageJudge, RuleJudge, schema_kind  # noqa: E402
 
 from ragworkbook.judging.judge import Judge, run_sync  # noqa: E402
-from ragworkbook.judging.metrics import METRICS, context_precision_from_verdicts, evaluate_judged  # noqa: E402
+from ragworkbook.judging.metrics import context_precision_from_verdicts, evaluate_judged  # noqa: E402
 from ragworkbook.judging.results import JudgedResult, JudgeSample  # noqa: E402
+from ragworkbook.metrics.registry import parse_metric  # noqa: E402
 
 pytestmark = [pytest.mark.reference, pytest.mark.model, pytest.mark.usefixtures("no_network")]
 
@@ -440,7 +441,7 @@ def test_each_outcome_of_the_package_maps_to_what_ragas_does(rg, minilm, name):
     metric, sample, make_judge, kind = EDGE_CASES[name]
     judge = Judge(make_judge(), timeout=0.05 if make_judge is BlockingJudge else None)
     kw = {"embed": minilm} if metric == "answer_relevancy" else {}
-    r = run_sync(METRICS[metric](sample, judge, **kw))
+    r = run_sync(parse_metric(metric).compute(sample, judge, **kw))
     case = make_case(rg, metric, sample, r, minilm)
     assert case.expect.kind == kind, f"package: {r.outcome} {r.reason} {r.score} ({r.error})"
     assert problem(rg, case, r, ragas_result(case)) is None
@@ -449,7 +450,7 @@ def test_each_outcome_of_the_package_maps_to_what_ragas_does(rg, minilm, name):
 def test_noncommittal_zeroes_ragas_only_when_every_generation_says_so(rg, minilm):
     """ragas 0.2+ takes ``np.all`` of its generations' noncommittal flags (ragas PR #2327; 0.1 took
     ``np.any``). The package asks once, with one flag, where both rules agree."""
-    r = run_sync(METRICS["answer_relevancy"](CARBON, Judge(RuleJudge()), embed=minilm))
+    r = run_sync(parse_metric("answer_relevancy").compute(CARBON, Judge(RuleJudge()), embed=minilm))
     assert r.outcome == "scored" and not r.detail["noncommittal"] and r.score > 0
     got = {}
     for flags in ((1, 0, 0), (1, 1, 1)):
@@ -468,7 +469,7 @@ def test_ragas_context_recall_scores_the_split_its_judge_makes(rg):
     """The package splits the reference into sentences itself; ragas's prompt carries the reference
     whole and scores whatever statements its judge returns: the same attributions under a coarser
     split give another score."""
-    r = run_sync(METRICS["context_recall"](CARBON, Judge(RuleJudge())))
+    r = run_sync(parse_metric("context_recall").compute(CARBON, Judge(RuleJudge())))
     verdicts = [it["verdict"] for it in r.items]
     assert 0 < sum(verdicts) < len(verdicts), "the example needs an attributed and an unattributed sentence"
     assert r.score == sum(verdicts) / len(verdicts)

@@ -1,5 +1,5 @@
-"""Adding a metric is one spec and one kernel: a metric with parameters, declared in a fixture, is seen by
-``ir-eval``, ``eval --answers``, ``compare``, the targets and the widgets, with no other edit."""
+"""Adding a retrieval metric is one spec and one kernel: a metric with parameters, declared in a fixture, is
+seen by ``ir-eval``, ``eval --answers``, ``compare``, the targets and the widgets, with no other edit."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ import numpy as np
 import pytest
 
 from ragworkbook.cli import main
-from ragworkbook.evaluation import targets
 from ragworkbook.evaluation.report import Report
-from ragworkbook.evaluation.targets import Target, apply_targets
-from ragworkbook.metrics.kernels import KERNELS
+from ragworkbook.evaluation.targets import apply_targets
 from ragworkbook.metrics.ranked import Ranked
-from ragworkbook.metrics.registry import MetricSpec, Param, registered
+from ragworkbook.metrics.registry import Band, MetricSpec, Param, registered
 from ragworkbook.workbook.widgets import metrics_at_k
 
 
@@ -31,12 +29,13 @@ def f_measure(r: Ranked, k: int, beta: float = 1.0) -> np.ndarray:
 SPEC = MetricSpec("f_measure", "retrieval", "F@k", "F_beta of Precision@k and Recall@k",
                   aliases=("fbeta",), params=(Param("k", int, None, "the cutoff", required=True, low=1),
                                               Param("beta", float, 1.0, "the weight of recall", low=0.0)),
-                  needs=frozenset({"relevance"}), all_relevant=True)
+                  needs=frozenset({"relevance"}), all_relevant=True, impl=f_measure,
+                  targets=(Band("F@10", 0.7, 0.9, 10),))
 
 
 @pytest.fixture()
 def new_metric():
-    with registered(SPEC, KERNELS, f_measure):
+    with registered(SPEC):
         yield SPEC
 
 
@@ -69,7 +68,7 @@ def _answers(path, order):
     return path
 
 
-def test_eval_answers_compare_and_targets_see_it(new_metric, tmp_path, capsys, monkeypatch):
+def test_eval_answers_compare_and_targets_see_it(new_metric, tmp_path, capsys):
     a = tmp_path / "a.json"
     b = tmp_path / "b.json"
     for file, order in ((a, ["a", "b", "c"]), (b, ["c", "x", "a"])):
@@ -86,8 +85,7 @@ def test_eval_answers_compare_and_targets_see_it(new_metric, tmp_path, capsys, m
     out = json.loads(capsys.readouterr().out)
     assert [m["metric"] for m in out["metrics"]] == ["f_measure@2(beta=0.5)"]
     assert out["metrics"][0]["mean_a"] == pytest.approx((_f(1.0, 1.0, 0.5) + _f(0.5, 1.0, 0.5)) / 2)
-    # targets: a target for the new metric is applied to the report by its name, at any cutoff
-    monkeypatch.setitem(targets.TARGETS, "f_measure", Target("f_measure", "F@10", 0.7, 0.9, k=10))
+    # targets: the target declared on the spec is applied to the report by its name, at any cutoff
     table = apply_targets(report)
     assert list(table["metric"]) == ["f_measure@2(beta=0.5)"]
     assert table.iloc[0]["band"] == "acceptable" and table.iloc[0]["rating"].startswith("acceptable")

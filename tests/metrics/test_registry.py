@@ -89,21 +89,6 @@ def test_every_spec_is_well_formed_and_aliases_are_unique():
     assert known_names("generation").startswith("bleu, rouge_l")
 
 
-def test_every_metric_has_exactly_one_implementation():
-    """The engines implement exactly the registry's metrics: nothing declared without a kernel,
-    no kernel without a declaration."""
-    from ragworkbook.judging.metrics import DERIVATIONS, METRICS
-    from ragworkbook.metrics.generation import SCORERS
-    from ragworkbook.metrics.kernels import KERNELS
-
-    assert set(KERNELS) == {s.name for s in specs("retrieval")}
-    assert set(SCORERS) == {s.name for s in specs("generation")}
-    assert set(METRICS) | set(DERIVATIONS) == {s.name for s in specs("judged")}
-    assert set(DERIVATIONS) == {s.name for s in specs("judged") if s.derived_from}
-    for name in DERIVATIONS:
-        assert REGISTRY[name].derived_from in METRICS
-
-
 def test_find_metric_matches_the_spelling_then_the_metric_and_cutoff():
     from ragworkbook.metrics.registry import find_metric
 
@@ -175,3 +160,19 @@ def test_register_a_metric_with_parameters_and_remove_it():
             register(spec)
     with pytest.raises(ValueError, match="unknown metric"):
         parse_metric("fake_metric@3")
+
+
+def test_a_run_wide_option_reaches_only_the_parameters_that_declare_it():
+    """``--max-grade`` is ERR's option: a new metric's own ``max_grade`` keeps its default."""
+    from ragworkbook.metrics.registry import MetricSpec, Param, registered
+
+    sdcg = MetricSpec("sdcg", "retrieval", "scaled DCG", "DCG over its maximum at the top grade",
+                      params=(Param("k", int, None, "cutoff", low=1),
+                              Param("max_grade", float, 3.0, "the top grade", low=1e-300)),
+                      needs=frozenset({"relevance"}), graded=True)
+    with registered(sdcg):
+        run_wide = {"gain": "exponential", "max_grade": 10.0}
+        assert parse_metric("sdcg@5", defaults=run_wide).kwargs == {"k": 5, "max_grade": 3.0}
+        assert parse_metric("err@5", defaults=run_wide).kwargs == {"k": 5, "max_grade": 10.0}
+        assert parse_metric("ndcg@5", defaults=run_wide).kwargs["gain"] == "exponential"
+        assert parse_metric("sdcg@5(max_grade=10)", defaults=run_wide).kwargs["max_grade"] == 10.0

@@ -248,7 +248,7 @@ def test_recall_never_falls_with_k_and_precision_times_k_is_hits(ranking, rel):
         assert round(precision_at_k(ranking, rel, k) * k) == hits
 
 
-# --------------------------------------------------------------------------- cumulative gain (issue 19)
+# --------------------------------------------------------------------------- cumulative gain
 
 def test_cumulative_gain_of_the_carbon_example(carbon_ranking, carbon_grades):
     """Grades 0, 2, 3, 1, 1 in rank order: CG@3 = 0 + 2 + 3 linear, 0 + 3 + 7 exponential."""
