@@ -13,7 +13,8 @@ and exits 0 when only some questions failed, counted in the report); 2 for bad i
 that is one of the command's inputs, a bad ``OLLAMA_HOST`` or ``OPENAI_BASE_URL``, ``--backend openai``
 without ``--model``), printed as ``ragworkbook CMD: error:
 ...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
-(``ragworkbook ... | head``).
+(``ragworkbook ... | head``); 128 + the signal when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP
+(129), the work done so far saved first (:mod:`ragworkbook._signals`).
 """
 
 from __future__ import annotations
