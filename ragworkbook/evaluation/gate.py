@@ -73,9 +73,11 @@ def check_same_ground_truth(a: Report, b: Report) -> None:
     """ValueError naming the first question (in A's order) whose reference answer or relevance differs
     between the reports (a side without one is not compared: that question is lost, not rewritten)."""
     sa, sb = a.meta.get("settings"), b.meta.get("settings")
-    if isinstance(sa, dict) and isinstance(sb, dict) and sa.get("corpus_chunks") == sb.get("corpus_chunks"):
-        # on one corpus the relevance judgements are the same unless rewritten (another corpus has other
-        # chunk ids: its qrels differ of necessity)
+    if (isinstance(sa, dict) and isinstance(sb, dict) and sa.get("corpus_chunks") is not None
+            and sa.get("corpus_chunks") == sb.get("corpus_chunks")):
+        # on one corpus the relevance judgements are the same unless rewritten (another corpus, or
+        # another chunking of it, has other chunk ids: its qrels differ of necessity; a report that does
+        # not say which chunks it ran on is not held to this)
         for key in ("qrels", "unjudged"):
             if sa.get(key) is not None and sb.get(key) is not None and sa[key] != sb[key]:
                 raise ValueError(
