@@ -135,11 +135,14 @@ def read_labels(path: str | Path) -> list[LabelledItem]:
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:
-    from scipy.stats import spearmanr
+    """Spearman's rho: the Pearson correlation of the ranks (ties get their mean rank, as scipy's
+    ``spearmanr``); None for a constant."""
+    from scipy.stats import rankdata
 
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None  # a constant has no rank correlation
-    return float(spearmanr(x, y).statistic)
+    rx, ry = rankdata(x) - (len(x) + 1) / 2, rankdata(y) - (len(y) + 1) / 2
+    return float(np.dot(rx, ry) / np.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
 
 
 def _rho(x: Sequence[float], y: Sequence[float], n_resamples: int, seed: int) -> Estimate:
@@ -180,12 +183,15 @@ class LabelCheck:
     stats: dict[str, Any] = field(default_factory=dict)
     items: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    #: why judgments failed: reason -> ``{"count", "example"}`` (as ``judge-check --dataset`` reports them)
+    failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ragworkbook.judging.check import _jsonable
 
         return {"labels": self.labels, "metric": self.metric, "judge": self.judge, "n": self.n,
                 "failures": self.failures, "undefined": self.undefined,
+                "failure_reasons": self.failure_reasons,
                 **{k: _jsonable(v) for k, v in self.stats.items()}, "settings": dict(self.settings),
                 "items": self.items}
 
@@ -194,11 +200,12 @@ class LabelCheck:
         from ragworkbook.judging.check import _signed, _verdict_text
 
         s = self.stats
-        lines = [f"judge-check --labels {self.labels}: {self.metric} against your labels",
+        lines = [f"judge-check --labels: {self.metric} against {self.labels}",
                  f"judge: {self.judge}",
                  f"items: {self.n}; scored {s['spearman'].n}, failed {self.failures}, "
-                 f"undefined {self.undefined}",
-                 f"Spearman correlation with the labels: {s['spearman']}"]
+                 f"undefined {self.undefined}"]
+        lines += [f"   failed {got['count']}: {reason}" for reason, got in self.failure_reasons.items()]
+        lines.append(f"Spearman correlation with the labels: {s['spearman']}")
         if "exact_agreement" in s:
             lines.append(f"rating = label (scale {s['scale'][0]}-{s['scale'][1]}): agreement "
                          f"{s['exact_agreement']}   Cohen's kappa {s['kappa']}")
@@ -213,17 +220,20 @@ class LabelCheck:
 
 
 def label_check(labels: str | Path | Sequence[LabelledItem], judge: Judge | None, metric: str, *,
-                progress: bool = False, n_resamples: int = 2000, seed: int = 0) -> LabelCheck:
+                progress: bool = False, n_resamples: int = 2000, seed: int = 0,
+                name: str | None = None) -> LabelCheck:
     """Measure the judged ``metric`` (any registered one: a rubric, faithfulness, ...) with ``judge``
-    against the labels of a label file (or of :class:`LabelledItem` records); see the module docstring."""
-    from ragworkbook.judging.check import judge_name
+    against the labels of a label file (or of :class:`LabelledItem` records); see the module docstring.
+    ``name``: what the labels are called in the report (default: the file, or "(records)")."""
+    from ragworkbook.judging.check import _failure_reasons, judge_name
     from ragworkbook.judging.metrics import evaluate_judged
     from ragworkbook.judging.rubric import spec_rubric
     from ragworkbook.metrics.registry import parse_metric
     from ragworkbook.stats.agreement import kappa_estimate
     from ragworkbook.stats.proportions import rate_of
 
-    name = str(labels) if not isinstance(labels, Sequence) or isinstance(labels, str) else "(records)"
+    if name is None:
+        name = str(labels) if not isinstance(labels, Sequence) or isinstance(labels, str) else "(records)"
     items = read_labels(labels) if isinstance(labels, (str, Path)) else list(labels)
     m = parse_metric(metric, "judged")
     report = evaluate_judged([it.sample for it in items], judge, [m], progress=progress)
@@ -272,5 +282,6 @@ def label_check(labels: str | Path | Sequence[LabelledItem], judge: Judge | None
         labels=name, metric=m.name, judge=judge_name(judge) if judge is not None else "none",
         n=len(items), failures=sum(r.outcome == FAILED for r in results),
         undefined=sum(r.outcome == UNDEFINED for r in results), stats=stats, items=rows,
+        failure_reasons=_failure_reasons(results),
         settings={"n_resamples": n_resamples, "seed": seed,
                   "rubric": rubric.to_dict() if rubric is not None else None})
