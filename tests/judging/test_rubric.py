@@ -177,9 +177,8 @@ def test_eval_computes_a_rubric_from_a_file_and_charges_its_calls(tmp_path, caps
     assert rep.metrics == ["token_f1", "cites_sources"]
     assert [r["metrics"]["cites_sources"] for r in rep.rows] == [0.5, 0.25, 0.0]
     assert rep.summary().loc["cites_sources", "mean"] == pytest.approx(0.25)
-    ledger = rep.meta["judge_ledger"]
-    costs = ledger["metrics"] if "metrics" in ledger else ledger["costs"]
-    assert costs["cites_sources"]["requests"] == fake.calls == 3
+    cost = rep.meta["judge_ledger"]["metrics"]["cites_sources"]  # the ledger charges the rubric its calls
+    assert cost["requests"] == fake.calls == 3
 
 
 def test_eval_rubric_needs_the_judge(tmp_path, capsys, clean_registry):
