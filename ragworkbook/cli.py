@@ -13,7 +13,8 @@ and exits 0 when only some questions failed, counted in the report); 2 for bad i
 that is one of the command's inputs, a bad ``OLLAMA_HOST`` or ``OPENAI_BASE_URL``, ``--backend openai``
 without ``--model``), printed as ``ragworkbook CMD: error:
 ...``; 141 (128 + SIGPIPE, as for ``cat``), silently, when stdout is a pipe its reader closed
-(``ragworkbook ... | head``).
+(``ragworkbook ... | head``); 128 + the signal when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP
+(129), the work done so far saved first (:mod:`ragworkbook._signals`).
 """
 
 from __future__ import annotations
@@ -732,6 +733,8 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         if value:
             raise UsageError(f"{opt} goes with --labels FILE; --dataset {args.dataset} measures its own "
                              "metric")
+    if args.dataset.strip().lower() == "ragtruth":
+        return _ragtruth_check(args)
     spec = resolve_dataset(args.dataset)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
@@ -821,6 +824,30 @@ def _judge_check_labels(args: argparse.Namespace) -> int:
         print(result.format())
         if args.out:
             print(f"saved to {args.out}")
+    return 0
+
+
+def _ragtruth_check(args: argparse.Namespace) -> int:
+    """``judge-check --dataset ragtruth``: response-level hallucination detection on RAGTruth (AUROC, F1 with
+    the threshold chosen on the other half of the sources), per task, for word support and the cheap
+    baselines, beside the published figures."""
+    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook.judging.ragtruth import ragtruth_check
+
+    chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
+                                 ("--recording", args.recording), ("--threshold", args.threshold)) if v]
+    if chosen:
+        raise UsageError(f"{', '.join(chosen)}: on ragtruth judge-check measures word support and the cheap "
+                         "baselines (an LLM judge on RAGTruth is not wired yet); drop the option")
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be >= 0 (0 = every response), got {args.limit}")
+    if args.out:
+        check_writable(args.out)
+    result = ragtruth_check(limit=args.limit or None)
+    doc = result.to_dict()
+    if args.out:
+        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else result.format())
     return 0
 
 
@@ -1161,7 +1188,9 @@ def build_parser() -> argparse.ArgumentParser:
             "embedded model's recorded run. WikiEval's good item comes from its construction labels.")
     p.add_argument("--dataset", default=None,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
-                   "wikieval-context-relevance (cr) or ragchecker (or --labels FILE)")
+                   "wikieval-context-relevance (cr), ragchecker, or ragtruth (response-level hallucination "
+                   "detection: word support and the cheap baselines, AUROC and F1 per task); or give "
+                   "--labels FILE")
     p.add_argument("--labels", default=None, metavar="FILE",
                    help="your own labels instead of a public data set: JSONL/JSON/CSV records with id, "
                    "question, answer, contexts, reference and label; measures --metric (or the --rubric "

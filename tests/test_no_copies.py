@@ -76,7 +76,7 @@ def test_no_file_of_the_tree_is_a_copy_of_a_public_data_file():
 
 
 def test_no_third_party_source_or_archive():
-    def c_source(p: Path) -> bool:  # trec_eval's outputs of `-c` are named out.*.c: text, not C
+    def c_source(p: Path) -> bool:  # a C file, not an output named after a flag (out.jg.J.c)
         return p.suffix in (".c", ".h") and b"#include" in p.read_bytes()
 
     suspicious = [str(p.relative_to(REPO)) for p in tree_files()

@@ -5,13 +5,13 @@ scores the rows (the same function scores the outputs of a system given as
 records, :func:`ragworkbook.evaluation.outputs.evaluate_outputs`):
 
 - the **retrieval metrics** on the pipeline's ranking, when relevance
-  judgements (qrels) are given, through
-  :func:`ragworkbook.evaluation.retrieval.score_rankings` (the same path as
-  every other retrieval number of the package);
+  judgements (qrels) are given, through the batch engine
+  (:func:`ragworkbook.metrics.batch.evaluate_ranked`, the engine of every other
+  retrieval number of the package);
 - the **generation metrics** of the answer against the reference answer
   (:mod:`ragworkbook.metrics.generation`);
 - the **judged metrics**, when a judge is given
-  (:func:`ragworkbook.judging.metrics.evaluate_judged`); a failed or undefined
+  (:func:`ragworkbook.judging.metrics.ajudge`); a failed or undefined
   judgment is recorded with its outcome and reason, never as a number.
 
 A value that cannot be computed for a row (no relevance judgements for the
@@ -37,15 +37,16 @@ from ragworkbook._text import differing_parts
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
-from ragworkbook.evaluation.retrieval import score_rankings
-from ragworkbook.judging.judge import Judge
+from ragworkbook.judging.judge import Judge, run_sync
 from ragworkbook.judging.ledger import merge_ledgers
-from ragworkbook.judging.metrics import evaluate_judged
+from ragworkbook.judging.metrics import ajudge
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
+from ragworkbook.metrics.batch import evaluate_ranked
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
-from ragworkbook.metrics.generation import generation_scores
+from ragworkbook.metrics.generation import score_pairs
+from ragworkbook.metrics.ranked import Ranked
 from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike, context_id, context_text
@@ -140,7 +141,7 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
         judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
     samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
                            reference=r["reference"], sample_id=r["id"]) for r in rows]
-    rep = evaluate_judged(samples, judge, list(judged), progress=progress)
+    rep = run_sync(ajudge(samples, judge, judged, progress=progress))
     for m in judged:
         for r, res in zip(rows, rep.results[m.name], strict=True):
             r["metrics"][m.name] = res.score
@@ -150,7 +151,7 @@ def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge |
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator if judge is not None else None
     name = f"{g.backend}:{g.model}" if g is not None else ""
-    cards = cards_for([m.name for m in judged], reliability, name, g.model if g is not None else "")
+    cards = cards_for(judged, reliability, name, g.model if g is not None else "")
     out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
     if g is not None:
         out["judge_ledger"] = rep.ledger.to_dict()
@@ -183,14 +184,15 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
 
     ``rows``: dicts with ``id``, ``question``, ``answer``, ``reference`` and
     ``contexts`` (texts); their ``metrics`` and ``unscored`` are filled for
-    every metric of ``metrics`` (parsed, see :func:`resolve_metrics`).
+    every metric of ``metrics`` (parsed once, by :func:`resolve_metrics`: the engines below
+    receive the :class:`Metric` objects).
 
     - retrieval metrics: ``rankings[row id]`` (context ids, best first) against
-      ``qrels`` through :func:`ragworkbook.evaluation.retrieval.score_rankings`
-      (a question missing from ``qrels`` has no relevant context: 0);
+      ``qrels`` through the batch engine (:func:`ragworkbook.metrics.batch.evaluate_ranked`;
+      a question missing from ``qrels`` has no relevant context: 0);
     - generation metrics: the answer against the reference
-      (:func:`ragworkbook.metrics.generation.generation_scores`, one batch per metric group);
-    - judged metrics: through ``judge`` (:func:`ragworkbook.judging.metrics.evaluate_judged`),
+      (:func:`ragworkbook.metrics.generation.score_pairs`, one batch per metric and group);
+    - judged metrics: through ``judge`` (:func:`ragworkbook.judging.metrics.ajudge`),
       failures and undefined cases recorded with their reasons.
 
     ``unscored``: ``{row id: {metric name: Unscored}}``, values known not to be
@@ -216,7 +218,9 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
             if missing:
                 raise ValueError(f"no ranking for question(s) {', '.join(missing)}: give each scored row a "
                                  "ranking, or an unscored entry saying why it has none")
-            result = score_rankings({i: rankings[i] for i in ids}, qrels or {}, group)
+            ranked = Ranked.from_rankings({i: list(rankings[i]) for i in ids},
+                                          {str(q): v for q, v in (qrels or {}).items()})
+            result = evaluate_ranked(ranked, group)
             for pos, i in enumerate(idx):
                 for m in group:
                     rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
@@ -250,11 +254,10 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
     by_family["generation"] = [m for m in by_family["generation"] if m.kind not in CONTEXT_SCORERS]
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
-            df = generation_scores([rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx],
-                                   metrics=group)
-            for pos, i in enumerate(idx):
-                for m in group:
-                    rows[i]["metrics"][m.name] = float(df[m.name].iloc[pos])
+            answers, references = [rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx]
+            for m in group:
+                for i, value in zip(idx, score_pairs(m, answers, references), strict=True):
+                    rows[i]["metrics"][m.name] = float(value)
     for r in rows:
         r["metrics"] = {m.name: r["metrics"].get(m.name) for m in metrics}
     return info
@@ -539,7 +542,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         g = judge.generator
         info["judge"] = f"{g.backend}:{g.model}"
         if judged:  # one card per judged metric, whichever rows get judged (or kept by --resume)
-            info["judge_reliability"] = _jsonable(cards_for([m.name for m in judged], judge_reliability,
+            info["judge_reliability"] = _jsonable(cards_for(judged, judge_reliability,
                                                             info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
     run = _Run(items, wanted, out_path, info)

@@ -220,5 +220,9 @@ class OutputsRun:
                 self.info[key] = self.info.get(key, 0) + value
             elif key == "judge_reliability":
                 self.info.setdefault(key, {}).update(value)
+            elif key == "judge_ledger":  # the judge's cost: the batches summed
+                from ragworkbook.judging.ledger import merge_ledgers
+
+                self.info[key] = merge_ledgers(self.info.get(key), value)
             else:
                 self.info[key] = value

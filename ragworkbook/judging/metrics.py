@@ -99,6 +99,7 @@ __all__ = [
     "aword_support",
     "word_support",
     "aevaluate_judged",
+    "ajudge",
     "evaluate_judged",
 ]
 
@@ -499,19 +500,25 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
 
     ``metrics``: judged metrics of the registry, names (aliases and parameters accepted:
     ``answer_relevancy(strictness=5)``; results are keyed by the names given) or
-    :class:`Metric` objects; default :func:`default_judged`. Each is computed by its
-    spec's implementation with its bound parameters (:meth:`Metric.compute`); a derived
-    metric (``hallucination``) reuses the judgments of the metric it is derived from.
-    ``embed`` goes to the metrics that take it (their spec's ``optional_inputs``: answer
-    relevancy; default the local MiniLM). ``judge`` may be None when no metric asked for
-    needs an LLM (word support).
+    :class:`Metric` objects; default :func:`default_judged`. They are parsed here and
+    judged by :func:`ajudge`. ``embed`` goes to the metrics that take it (their spec's
+    ``optional_inputs``: answer relevancy; default the local MiniLM). ``judge`` may be None
+    when no metric asked for needs an LLM (word support).
     """
-    samples = list(samples)
     wanted = parse_metrics(list(metrics) if metrics is not None else default_judged(), "judged")
+    return await ajudge(list(samples), judge, wanted, progress=progress, embed=embed)
+
+
+async def ajudge(samples: Sequence[JudgeSample], judge: Judge | None, metrics: Sequence[Metric], *,
+                 progress: bool = True,
+                 embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
+    """The engine of :func:`aevaluate_judged`: every sample judged on every parsed metric. Each is
+    computed by its spec's implementation with its bound parameters (:meth:`Metric.compute`); a
+    derived metric (``hallucination``) reuses the judgments of the metric it is derived from."""
     ids = [s.sample_id for s in samples]
     if len(set(ids)) != len(ids):
         raise ValueError("sample_id values must be unique (they key the results)")
-    source = {m: _source(m) for m in wanted}
+    source = {m: _source(m) for m in metrics}
     base = list(dict.fromkeys(source.values()))
     if judge is None and any(b.spec.uses_judge for b in base):
         needing = ", ".join(b.name for b in base if b.spec.uses_judge)
@@ -536,12 +543,12 @@ async def aevaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
     n = len(samples)
     by_base = {b: list(out[i * n:(i + 1) * n]) for i, b in enumerate(base)}
     results: dict[str, list[JudgedResult]] = {}
-    for m in wanted:
+    for m in metrics:
         judged = by_base[source[m]]
         results[m.name] = judged if source[m] is m else [m.compute(r) for r in judged]
     aggs = {m: aggregate_results(rs) for m, rs in results.items()}
     calls = (judge.n_model_calls - before) if judge is not None else 0
-    return JudgedReport(results, aggs, n_model_calls=calls, ledger=_ledger(wanted, source, log, judge))
+    return JudgedReport(results, aggs, n_model_calls=calls, ledger=_ledger(metrics, source, log, judge))
 
 
 def _ledger(wanted: Sequence[Metric], source: dict[Metric, Metric], log: CallLog,

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA
-from ragworkbook.metrics.registry import parse_metric
+from ragworkbook.metrics.registry import Metric, parse_metric
 
 __all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check"]
 
@@ -61,13 +61,6 @@ def card_metric(metric: str) -> str:
     except ValueError:
         return metric
     return spec.derived_from or spec.name
-
-
-def _uses_judge(metric: str) -> bool:
-    try:
-        return parse_metric(metric).spec.uses_judge
-    except ValueError:
-        return True
 
 
 def _check_of(metric: str) -> str:
@@ -116,7 +109,7 @@ def read_check(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{p}: not a judge-check result ({exc}); {expected}") from None
 
 
-def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
+def cards_for(metrics: Iterable[Metric], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
     """The card of every judged metric in ``metrics`` for a run judged by ``judge`` (``backend:model``).
 
     ``checks`` is None, a :class:`~ragworkbook.judging.check.JudgeCheck`, a card dict
@@ -137,16 +130,16 @@ def cards_for(metrics: Iterable[str], checks: Any, judge: str, model: str) -> di
         cards[card["metric"]] = card
     out = {}
     for m in metrics:
-        kind = card_metric(m)
-        llm = _uses_judge(kind)  # a metric computed without an LLM: its card is its own, whoever judged
+        kind = m.spec.derived_from or m.spec.name
+        llm = m.spec.uses_judge  # a metric computed without an LLM: its card is its own, whoever judged
         card = cards.get(kind)
         if card is None:
-            out[m] = unmeasured(judge if llm else f"deterministic:{kind}", model if llm else kind)
+            out[m.name] = unmeasured(judge if llm else f"deterministic:{kind}", model if llm else kind)
             continue
         card = dict(card)
         if llm and card.get("model") and model and card["model"] != model:
             card["status"] = "other_judge"
-        out[m] = card
+        out[m.name] = card
     return out
 
 

@@ -121,7 +121,8 @@ def test_ir_eval_prints_exactly_what_trec_eval_prints(cmd: Command, capsys):
     if "R" in cmd.flags:
         pytest.skip(f"-R {cmd.flags['R']}: a judgement format ragworkbook does not read")
     if "Z" in cmd.flags:  # pragma: no cover - the z-score file is not in the data set
-        pytest.skip("-Z: its z-score file is not in the data set (tests/corpus/test_trec_options.py checks -Z)")
+        pytest.skip("-Z: its z-score file is not in the data set (tests/corpus/test_trec_options.py "
+                    "checks -Z)")
     assert main(argv_of(cmd)) == 0
     got = capsys.readouterr().out
     expected = (DATA / cmd.out).read_text()

@@ -28,11 +28,11 @@ MANIFEST = json.loads((OPTIONS / "COMMANDS.json").read_text(encoding="utf-8"))
 
 def trec_eval_suite() -> Path:
     """trec_eval's conformance files (qrels, runs, ``out.*``): the ``trec_eval`` data set of
-    :mod:`ragworkbook.datasets`, fetched on first use (the ``datasets`` marker: fails under CI when it
-    cannot be had, skips saying why otherwise)."""
-    from ragworkbook.datasets import fetch
+    :mod:`ragworkbook.datasets` (the session's mirror of ../shared/data in the tests). Fails under CI,
+    skips otherwise, when it cannot be had."""
+    from conftest import datasets
 
-    return next(iter(fetch("trec_eval", progress=False).values())).parent
+    return next(iter(datasets("trec_eval")["trec_eval"].values())).parent
 
 
 def _run(argv: list[str], capsys, stdin: bytes | None = None, monkeypatch=None) -> str:
@@ -79,7 +79,6 @@ def test_runid_is_the_last_lines_tag(capsys):
     assert out == "runid                 \tall\tlast\n"
 
 
-@pytest.mark.datasets("trec_eval")
 def test_trec_eval_suite_outputs_under_the_options_that_keep_them(capsys, monkeypatch):
     suite = trec_eval_suite()
     qrels, run = str(suite / "qrels.test"), str(suite / "results.test")

@@ -56,3 +56,56 @@ def test_malformed_records_are_named(tmp_path, rec, message):
     ok = json.dumps({"source_id": 0, "source": {"question": "q", "passages": "p"}, "responses": []})
     with pytest.raises(DatasetError, match=message):
         load_ragtruth(_folder(tmp_path, [ok, json.dumps(rec)]))
+
+
+@pytest.mark.datasets("ragtruth")
+def test_word_support_detects_hallucinated_responses_as_measured():
+    """The figures of the closing note: 1 - word support on all 2,617 responses, threshold from the other
+    half of the sources."""
+    from ragworkbook.judging.ragtruth import ragtruth_check
+
+    r = ragtruth_check(signals=("word-support", "always"), spans=False)
+    rows = {(x.signal, x.task): x for x in r.rows}
+    ws = rows["word-support", "all"]
+    assert (round(ws.auroc, 3), round(ws.auroc_low, 3), round(ws.auroc_high, 3)) == (0.766, 0.748, 0.784)
+    assert (round(ws.f1, 3), round(ws.precision, 3), round(ws.recall, 3)) == (0.669, 0.603, 0.753)
+    assert {t: round(rows["word-support", t].auroc, 3) for t in ("QA", "Summary", "Data2txt")} == \
+        {"QA": 0.747, "Summary": 0.673, "Data2txt": 0.684}
+    always = rows["always", "all"]
+    assert always.auroc == 0.5 and round(always.f1, 3) == 0.584 and always.recall == 1.0
+
+
+def test_detection_on_a_toy_set():
+    import numpy as np
+
+    from ragworkbook.judging.ragtruth import detection
+
+    y = np.array([1, 1, 0, 0, 1, 1, 0, 0])
+    x = np.array([0.9, 0.8, 0.1, 0.2, 0.9, 0.8, 0.1, 0.2])  # perfectly separated, alike in both halves
+    halves = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    d = detection("toy", "all", y, x, halves, n_resamples=200)
+    assert d.auroc == 1.0 and d.f1 == 1.0 and d.precision == 1.0 and d.recall == 1.0
+    assert d.thresholds == (0.8, 0.8)
+    # a threshold from the other half is applied as it is: here it misses half 0's weaker positive
+    x2 = np.array([0.9, 0.7, 0.1, 0.2, 0.9, 0.8, 0.1, 0.2])
+    d2 = detection("toy", "all", y, x2, halves, n_resamples=200)
+    assert d2.thresholds == (0.8, 0.7) and d2.recall == 0.75 and d2.precision == 1.0
+    flipped = detection("toy", "all", y, 1 - x, halves, n_resamples=200)
+    assert flipped.auroc == 0.0
+
+
+@pytest.mark.datasets("ragtruth")
+def test_judge_check_on_ragtruth_prints_the_table_and_the_published_figures(capsys):
+    from ragworkbook.cli import main
+
+    assert main(["judge-check", "--dataset", "ragtruth", "--limit", "60", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dataset"] == "ragtruth" and doc["n"] == 60 and doc["limit"] == 60
+    tasks = {r["task"] for r in doc["rows"]}
+    assert tasks == {"all", "QA", "Summary", "Data2txt"}  # round robin: every task in the first 60
+    assert any(p["f1"] == 63.4 for p in doc["published"]) and "base rate" in doc["note"]
+    assert main(["judge-check", "--dataset", "ragtruth", "--limit", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "prompt, gpt-4-turbo: P 46.9 / R 97.9, F1 63.4" in out and "caveat:" in out
+    assert main(["judge-check", "--dataset", "ragtruth", "--backend", "embedded"]) == 2
+    assert "--backend" in capsys.readouterr().err

@@ -34,6 +34,14 @@ def test_reasonable_forms_of_a_share_are_read(answer):
     assert read_number(answer, "P@4", share=True) == (0.75, "")
 
 
+def test_a_float_equal_to_the_rounded_solution_is_right_though_python_drops_its_trailing_zero():
+    """0.810 typed in Python is the float 0.81; the string "0.81" still has 2 decimals of the 3 asked."""
+    assert close(0.810, 17 / 21, 3, "hit rate")[0]
+    ok, message = close("0.81", 17 / 21, 3, "hit rate")
+    assert not ok and "give 3 decimals" in message
+    assert not close(0.8, 17 / 21, 3, "hit rate")[0]
+
+
 @pytest.mark.parametrize("answer", ["-125/771", "\u2212125/771", "kappa = -125 / 771"])
 def test_a_negative_fraction_is_read_whole(answer):
     """A kappa written as a fraction keeps its sign: "-125/771" is one number, not -125 and 0.162."""

@@ -263,6 +263,14 @@ def _as_decimals(decimals: int | float) -> int:
     return int(decimals)
 
 
+def _typed_trailing_zeros(answer: Any, value: float, expected: float, need: int) -> bool:
+    """Whether ``answer`` is a float equal to ``expected`` rounded to ``need`` decimals: typed as 0.810 in
+    Python it is the float 0.81, which cannot show the trailing zero the task asks for."""
+    if isinstance(answer, (bool, str, numbers.Integral)) or not isinstance(answer, numbers.Real):
+        return False
+    return abs(value - round(expected, need)) <= 1e-12
+
+
 def precision_message(what: str, decimals: int, given: int) -> str:
     """What a right answer written with too few decimals is told: the precision asked, nothing else."""
     unit = "decimal" if decimals == 1 else "decimals"
@@ -289,6 +297,8 @@ def close(answer: Any, expected: float, decimals: int | float = 3, what: str = "
     value = written.value
     if equal_at(written, expected):
         if written.decimals is None or written.decimals >= need or _exact_at(expected, written.decimals):
+            return True, f"{what} is {expected:.4g}"
+        if _typed_trailing_zeros(answer, value, expected, need):
             return True, f"{what} is {expected:.4g}"
         return False, precision_message(what, need, written.decimals)
     for m in mistakes:
