@@ -357,6 +357,9 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
     if args.command == "judge-check":
         from ragworkbook.judging.check import recording_path, resolve_dataset
 
+        if args.labels is not None or args.dataset is None:
+            return {"--labels": args.labels, "--recording": args.recording,
+                    "--rubric": list(args.rubric or [])}
         recording = args.recording
         if recording is None and args.judge != "word-support":
             recording = recording_path(resolve_dataset(args.dataset).name)
@@ -368,7 +371,8 @@ def command_inputs(args: argparse.Namespace) -> dict[str, Any]:
     from ragworkbook.paths import data_path
 
     inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels,
-                              "--judge-check": list(args.judge_check or [])}
+                              "--judge-check": list(args.judge_check or []),
+                              "--rubric": list(args.rubric or [])}
     if not args.answers:
         inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
         inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
@@ -457,6 +461,13 @@ def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
                     settings={"retriever": retriever_kind, "corpus_chunks": f"sha256:{corpus_sha}"})
 
 
+def _register_rubrics(paths: list[str]) -> list[str]:
+    """``--rubric FILE``: each file's rubric metric registered; their names."""
+    from ragworkbook.judging.rubric import load_rubric, register_rubric
+
+    return [register_rubric(load_rubric(path)).name for path in paths]
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """``ragworkbook eval``: run the naive RAG over an eval set, or (``--answers FILE``) score the answers
     a system already produced; print the aggregates, save the report."""
@@ -470,6 +481,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     check_output(args.out, command_inputs(args))
     if args.resume and not args.out:
         raise UsageError("--resume continues the report written to --out: give --out PATH")
+    if args.rubric:
+        if not args.judge:
+            raise UsageError("--rubric defines a judged metric: add --judge")
+        args.metric = list(args.metric or []) + _register_rubrics(args.rubric)
     k = check_k(args.k, "--k")
     qrels = None
     if args.qrels:
@@ -709,6 +724,15 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     )
     from ragworkbook.judging.judge import Judge
 
+    if args.labels is not None:
+        return _judge_check_labels(args)
+    if args.dataset is None:
+        raise UsageError("judge-check needs --dataset NAME (a public labelled data set) or --labels FILE "
+                         "(your own labels)")
+    for opt, value in (("--metric", args.metric), ("--rubric", args.rubric)):
+        if value:
+            raise UsageError(f"{opt} goes with --labels FILE; --dataset {args.dataset} measures its own "
+                             "metric")
     if args.dataset.strip().lower() == "ragtruth":
         return _ragtruth_check(args)
     spec = resolve_dataset(args.dataset)
@@ -763,6 +787,43 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         if args.out:
             print(f"saved to {args.out}: attach it to a report with `ragworkbook eval --judge --judge-check "
                   f"{args.out}`")
+    return 0
+
+
+def _judge_check_labels(args: argparse.Namespace) -> int:
+    """``judge-check --labels FILE [--metric NAME | --rubric FILE]``: a judged metric against your labels."""
+    from ragworkbook._io import atomic_write_text, check_output
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.judging.labels import label_check
+
+    if args.dataset is not None:
+        raise UsageError("give --dataset NAME or --labels FILE, not both")
+    wrong = [opt for opt, v in (("--limit", args.limit), ("--threshold", args.threshold)) if v is not None]
+    if args.judge != "llm":
+        wrong.append("--judge")
+    if wrong:
+        raise UsageError(f"{', '.join(wrong)} apply to --dataset; --labels judges every record of the file")
+    names = _register_rubrics(args.rubric) if args.rubric else []
+    metric = args.metric or (names[0] if len(names) == 1 else None)
+    if metric is None:
+        raise UsageError("--labels needs the metric to measure: --metric NAME, or one --rubric FILE")
+    check_output(args.out, command_inputs(args))
+    from ragworkbook.metrics.registry import parse_metric
+
+    m = parse_metric(metric, "judged")
+    judge = None
+    if m.spec.uses_judge:
+        judge = Judge(_generator(args, announce=not args.json))
+    result = label_check(args.labels, judge, metric, progress=not (args.no_progress or args.json))
+    doc = result.to_dict()
+    if args.out:
+        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    if args.json:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        print(result.format())
+        if args.out:
+            print(f"saved to {args.out}")
     return 0
 
 
@@ -1030,6 +1091,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", action="append", default=None,
                    help="metric to compute, repeatable or comma-separated (default: the registry's "
                    "defaults that apply); a retrieval metric without a cutoff is taken at k")
+    p.add_argument("--rubric", action="append", default=None, metavar="FILE",
+                   help="a rubric metric defined in a JSON file (name, criterion, scale, evidence, steps; "
+                   "ragworkbook.judging.rubric): registered under its name and computed with the metrics of "
+                   "--metric (without --metric: the rubric metrics only; repeatable; needs --judge)")
     p.add_argument("--name", default="", help="a name for this run, stored in the report")
     p.add_argument("--out", default=None,
                    help="write the report JSON here (checked before any work; saved as it goes: a pipeline "
@@ -1121,10 +1186,20 @@ def build_parser() -> argparse.ArgumentParser:
             "position bias and the order-inconsistency rate. Rates have Wilson intervals, pairwise accuracy "
             "and kappa a bootstrap over pairs; under 5 items: 'too few'. Without --backend it replays the "
             "embedded model's recorded run. WikiEval's good item comes from its construction labels.")
-    p.add_argument("--dataset", required=True,
+    p.add_argument("--dataset", default=None,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
                    "wikieval-context-relevance (cr), ragchecker, or ragtruth (response-level hallucination "
-                   "detection: word support and the cheap baselines, AUROC and F1 per task)")
+                   "detection: word support and the cheap baselines, AUROC and F1 per task); or give "
+                   "--labels FILE")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="your own labels instead of a public data set: JSONL/JSON/CSV records with id, "
+                   "question, answer, contexts, reference and label; measures --metric (or the --rubric "
+                   "metric) against them by Spearman correlation (and, for a rubric, exact agreement and "
+                   "kappa), beside a baseline with no model (ragworkbook.judging.labels)")
+    p.add_argument("--metric", default=None,
+                   help="with --labels: the judged metric to measure (default: the --rubric metric)")
+    p.add_argument("--rubric", action="append", default=None, metavar="FILE",
+                   help="with --labels: a rubric metric defined in a JSON file (ragworkbook.judging.rubric)")
     p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                    help="judge backend (default: $RAGWORKBOOK_BACKEND, else replay of the bundled recording)")
     p.add_argument("--model", default=None, help="judge model (default: the backend's default)")
