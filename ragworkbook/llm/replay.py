@@ -1,24 +1,30 @@
 """Record and replay: answers recorded by really running a backend, replayed byte for byte.
 
-A recording file (``ragworkbook/data/recordings/NN_name.json``) is UTF-8 JSON::
+A recording file (``ragworkbook/data/recordings/NN_name.json``) is UTF-8 JSON, format 2::
 
     {
-      "format": "ragworkbook-recording/1",
+      "format": "ragworkbook-recording/2",
       "entries": {
         "<request key>": {
           "backend": "embedded", "model": "SmolLM2-135M-Instruct.Q4_1",
-          "messages": [{"role": "user", "content": "..."}],
           "options": {"num_predict": 256, "seed": 0, "temperature": 0.0},
-          "schema": null,
-          "text": "...", "attempts": 1, "raw_outputs": ["..."],
+          "text": "...", "attempts": 1,
           "usage": {"prompt_tokens": 31, "completion_tokens": 9, "seconds": 0.412},
-          "recorded_at": "2026-11-29T11:30:00Z"
+          "recorded_at": "2026-11-29T11:30:00Z", "checksum": "sha256:..."
         }
       }
     }
 
 The key is :func:`ragworkbook.llm.base.request_key` (SHA-256 of messages,
-options, schema and model) of the request as asked. A request whose structured
+options, schema and model) of the request as asked. **A recording holds no prompt**: the
+messages (which quote questions and contexts, often from public data sets) and the JSON
+schema are covered by the key and are not stored; an entry keeps the answer, what it cost,
+the options it was asked with and what replay needs (``raw_outputs`` only when they are not
+just ``[text]``). Format 1 (``ragworkbook-recording/1``) also stored ``"messages"`` and
+``"schema"``; a format-1 file still replays (converted on read: its entries are checked
+with format 1's checksums, then kept without the prompt), recording into it rewrites it as
+format 2, and ``python scripts/migrate_recordings.py FILE...`` converts it in place.
+A request whose structured
 output failed after the retries is recorded with ``"error": {"type":
 "OutputParseError", "message": ...}`` and replayed as the same error, so failure
 counts replay too.
@@ -38,18 +44,20 @@ its ``output`` and its ``error``. A successful one-attempt entry has no ``"tries
 single attempt is the entry itself), so older recordings replay unchanged.
 
 Every entry carries ``"checksum": "sha256:..."``: SHA-256 of the entry's canonical
-JSON without ``recorded_at`` and ``checksum`` (:func:`entry_checksum`). Loading a
+JSON without ``recorded_at`` and ``checksum``, with its request key (:func:`entry_checksum`;
+format 1's left the key out). Loading a
 recording checks every entry: an entry that is not an object, has neither a
 ``"text"`` string nor an ``"error"`` object with a ``"message"``, or whose checksum
 does not match (its answer was edited) is a ValueError naming the file and the
-entry. In a **bundled** recording (a file in the package's own data folder,
+entry. **In format 2 every entry must carry its checksum, wherever the file is** (a copy of a
+bundled recording under ``$RAGWORKBOOK_DATA`` with edited answers and the checksums deleted is
+refused, not replayed). In a format-1 file, a **bundled** recording (a file in the package's own data folder,
 ``ragworkbook/data/recordings/``: :func:`is_bundled`) an entry without a checksum
-is an error too, so an edited answer cannot pass by deleting its checksum. A
+is an error too, so an edited answer cannot pass by deleting its checksum. A format-1
 recording of the user's own (anywhere else) may hold entries without one, made
-before checksums existed: they load, counted by :meth:`Recording.unchecked`, and
-re-recording adds one (the answer and ``recorded_at`` stay as they were).
-``scripts/checksum_recordings.py`` adds the checksums of entries that lack one
-without changing anything else (:func:`add_checksums`).
+before checksums existed: they load, counted by :meth:`Recording.unchecked`, and get one
+when the file is rewritten as format 2 (by recording into it, or by
+``scripts/migrate_recordings.py``, :func:`migrate`).
 
 A recording is a regular file (replay reads it, recording rewrites it): a pipe is
 refused. A UTF-8 byte-order mark is skipped.
@@ -89,7 +97,13 @@ from ragworkbook.llm.base import (
 from ragworkbook.llm.defaults import default_model
 from ragworkbook.paths import package_data_dir
 
-FORMAT = "ragworkbook-recording/1"
+FORMAT = "ragworkbook-recording/2"
+#: the format before prompts were left out (read, converted on read, never written)
+FORMAT_1 = "ragworkbook-recording/1"
+#: what a format-1 entry held of the request itself; format 2 keeps only its hash (the key)
+REQUEST_FIELDS = ("messages", "schema")
+#: the command that converts a format-1 recording (or adds the checksums of one made before them)
+MIGRATE_COMMAND = "python scripts/migrate_recordings.py"
 #: How to record the missing answers, by where the replay runs (see :func:`record_hint`).
 NOTEBOOK_RECORD_HINT = (
     "record it by executing the notebook live: RAGWORKBOOK_RECORD=1 RAGWORKBOOK_BACKEND=embedded "
@@ -114,10 +128,13 @@ def record_hint() -> str:
     return NOTEBOOK_RECORD_HINT if in_notebook() else SCRIPT_RECORD_HINT
 
 
-def entry_checksum(entry: Mapping[str, Any]) -> str:
+def entry_checksum(entry: Mapping[str, Any], key: str | None = None) -> str:
     """``"sha256:<hex>"`` of the entry's canonical JSON (sorted keys), ``recorded_at`` and
-    ``checksum`` left out: what the answer and its request were when recorded."""
+    ``checksum`` left out, with its request ``key`` as ``"request"``: what the answer was, and
+    for which request, when recorded. Format 1's checksums had no key (``key=None``)."""
     body = {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum")}
+    if key is not None:
+        body["request"] = key
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -128,8 +145,9 @@ def _json_type(x: Any) -> str:
     return names.get(type(x), type(x).__name__)
 
 
-def entry_problem(entry: Any) -> str | None:
-    """Why a recorded entry cannot be replayed (None when it can): its shape, then its checksum."""
+def entry_problem(entry: Any, key: str | None = None) -> str | None:
+    """Why a recorded entry cannot be replayed (None when it can): its shape, then its checksum
+    (format 2's, over ``key``, when a key is given; format 1's without one)."""
     if not isinstance(entry, dict):
         return f"is {_json_type(entry)}, not an object"
     if "error" in entry:
@@ -152,7 +170,7 @@ def entry_problem(entry: Any) -> str | None:
         problem = _usage_problem(entry["usage"])
         if problem:
             return problem
-    if "checksum" in entry and entry["checksum"] != entry_checksum(entry):
+    if "checksum" in entry and entry["checksum"] != entry_checksum(entry, key):
         return ("does not match its checksum: it was changed after it was recorded (a recorded answer is "
                 "never edited by hand)")
     return None
@@ -188,6 +206,17 @@ def is_bundled(path: str | Path) -> bool:
         return False
 
 
+def upgrade_entry(key: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The format-2 entry of a (checked) format-1 one: the request (messages, schema) left out, as
+    are ``raw_outputs`` that are just ``[text]``; a new checksum (over ``key``) when it had one."""
+    new = {k: v for k, v in entry.items() if k not in (*REQUEST_FIELDS, "checksum")}
+    if "text" in new and "error" not in new and new.get("raw_outputs") == [new["text"]]:
+        del new["raw_outputs"]
+    if "checksum" in entry:
+        new["checksum"] = entry_checksum(new, key)
+    return new
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -202,6 +231,8 @@ class Recording:
         self.require_checksums = is_bundled(self.path) if require_checksums is None else require_checksums
         self._lock = threading.Lock()
         self._stamp: tuple[int, int, int] | None = None  # the file as this object last read or wrote it
+        #: the format of the file as read (1 or 2; 2 for a file not written yet)
+        self.source_format = 2
         self.entries: dict[str, dict[str, Any]] = self._load()
 
     def _file_stamp(self) -> tuple[int, int, int] | None:
@@ -232,24 +263,34 @@ class Recording:
         except RecursionError:
             raise ValueError(f"recording {self.path} is nested too deeply to be a recording; delete it and "
                              "re-record") from None
-        if (not isinstance(doc, dict) or doc.get("format") != FORMAT
-                or not isinstance(doc.get("entries"), dict)):
+        fmt = doc.get("format") if isinstance(doc, dict) else None
+        if fmt not in (FORMAT, FORMAT_1) or not isinstance(doc.get("entries"), dict):
             raise ValueError(
-                f"{self.path} is not a ragworkbook recording (expected \"format\": \"{FORMAT}\")"
+                f"{self.path} is not a ragworkbook recording (expected \"format\": \"{FORMAT}\", or "
+                f"\"{FORMAT_1}\" for one made before prompts were left out)"
             )
+        self.source_format = 2 if fmt == FORMAT else 1
+        entries: dict[str, dict[str, Any]] = {}
         for key, entry in doc["entries"].items():
             try:
-                problem = entry_problem(entry)
+                problem = entry_problem(entry, key if fmt == FORMAT else None)
             except RecursionError:
                 problem = "is nested too deeply to be a recorded answer"
-            if problem is None and self.require_checksums and "checksum" not in entry:
+            if problem is None and fmt == FORMAT and "checksum" not in entry:
+                problem = ("has no checksum; every entry of a format-2 recording carries one, so an answer "
+                           "edited by hand cannot pass by dropping it")
+            elif problem is None and fmt == FORMAT and any(f in entry for f in REQUEST_FIELDS):
+                problem = ("holds its request (\"messages\" or \"schema\"); a format-2 recording keeps only "
+                           "its hash, the key")
+            elif problem is None and self.require_checksums and "checksum" not in entry:
                 problem = ("has no checksum; every entry of a bundled recording carries one, so an answer "
                            "edited by hand cannot pass by dropping it (entries recorded before checksums "
-                           "get theirs from `python scripts/checksum_recordings.py`)")
+                           f"get theirs from `{MIGRATE_COMMAND} {self.path}`)")
             if problem:
                 raise ValueError(f"recording {self.path}: entry {key} {problem}; re-record it (delete the "
                                  "entry, or the file, and record again)")
-        return doc["entries"]
+            entries[key] = entry if fmt == FORMAT else upgrade_entry(key, entry)
+        return entries
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -266,7 +307,8 @@ class Recording:
         return sorted({e.get("model", "") for e in self.entries.values()})
 
     def unchecked(self) -> int:
-        """How many entries have no checksum (recorded before checksums were added)."""
+        """How many entries have no checksum (format-1 entries recorded before checksums were added;
+        they get one when the file is rewritten as format 2)."""
         return sum(1 for e in self.entries.values() if "checksum" not in e)
 
     def dumps(self) -> str:
@@ -291,14 +333,15 @@ class Recording:
                 old = merged.get(key)
                 if old is not None and _answer(old) == _answer(entry):
                     if "checksum" in old and ("usage" in old or "usage" not in entry):
+                        changed = self.source_format != 2  # a format-1 file is rewritten as format 2
                         return merged
                     new = {**old}
                     if "usage" not in old and "usage" in entry:
                         new["usage"] = entry["usage"]
-                    new["checksum"] = entry_checksum(new)
+                    new["checksum"] = entry_checksum(new, key)
                 else:
                     new = {**entry, "recorded_at": _now()}
-                    new["checksum"] = entry_checksum(new)
+                    new["checksum"] = entry_checksum(new, key)
                 merged[key] = new
                 changed = True
                 return merged
@@ -307,6 +350,7 @@ class Recording:
                 if changed:
                     atomic_write_text(path, _dumps(merged))
                     self._stamp = self._file_stamp()
+                    self.source_format = 2
 
             merged = locked_update(self.path, self._on_disk, merge, write)
             self.entries = merged  # only after the file is safely written
@@ -319,33 +363,34 @@ class Recording:
         return self._load()
 
 
-def add_checksums(path: str | Path) -> int:
-    """Give every entry of the recording at ``path`` that has none its checksum; returns how many.
+def migrate(path: str | Path) -> tuple[int, int]:
+    """Rewrite the recording at ``path`` as format 2; returns (its format before, how many entries
+    got a checksum they lacked).
 
-    Nothing else changes: the file is read and checked (shape, and the checksums already there),
-    its text must be exactly what this module writes for those entries (else ValueError: a file
-    formatted by hand is not rewritten), and the only change is a ``"checksum"`` member in each
-    entry that lacked one (written atomically, under the recording's lock). Used by
-    ``scripts/checksum_recordings.py`` for recordings made before checksums existed.
+    The file is read and checked as replay reads it (every entry's shape, and each checksum that
+    is there: an answer edited by hand is refused, not migrated); each entry keeps its answer,
+    usage, options and ``recorded_at`` and loses its request (``"messages"``, ``"schema"``),
+    which its key already stands for. Entries of a user's format-1 file made before checksums
+    existed get one here (the file's owner vouches for them by migrating it). A format-2 file
+    is left as it is. Written atomically, under the recording's lock; used by
+    ``scripts/migrate_recordings.py``.
     """
     path = Path(path)
     with file_lock(path):
         rec = Recording(path, require_checksums=False)
-        text = path.read_bytes().decode("utf-8")
-        if _dumps(rec.entries) != text:
-            raise ValueError(f"{path}: the file is not laid out as ragworkbook writes recordings (sorted "
-                             "keys, indent 1): its checksums are not added, so that nothing but them "
-                             "changes; re-record it instead")
-        missing = [k for k, e in rec.entries.items() if "checksum" not in e]
-        if missing:
-            entries = {k: (e if "checksum" in e else {**e, "checksum": entry_checksum(e)})
-                       for k, e in rec.entries.items()}
-            atomic_write_text(path, _dumps(entries))
-    return len(missing)
+        if rec.source_format == 2 and path.exists():
+            return 2, 0
+        unchecked = rec.unchecked()
+        atomic_write_text(path, _dumps(rec.entries))
+    return 1, unchecked
 
 
 def _dumps(entries: Mapping[str, Any]) -> str:
-    return json.dumps({"format": FORMAT, "entries": entries}, sort_keys=True, indent=1,
+    """The text of a format-2 file (sorted keys, indent 1); an entry without a checksum (a format-1
+    entry recorded before checksums) gets one."""
+    body = {k: (e if "checksum" in e else {**e, "checksum": entry_checksum(e, k)})
+            for k, e in entries.items()}
+    return json.dumps({"format": FORMAT, "entries": body}, sort_keys=True, indent=1,
                       ensure_ascii=False) + "\n"
 
 
@@ -363,13 +408,15 @@ def _canonical(obj: Any) -> Any:
 def make_entry(backend: str, model: str, messages: Sequence[Message], options: Mapping[str, Any],
                schema: Mapping[str, Any] | None, gen: Generation | None = None,
                error: OutputParseError | None = None) -> dict[str, Any]:
-    """The recording entry for one answered (or failed) request (with its usage when known)."""
-    entry: dict[str, Any] = {
-        "backend": backend, "model": model, "messages": list(messages), "options": dict(options),
-        "schema": schema,
-    }
+    """The format-2 recording entry for one answered (or failed) request (with its usage when known).
+
+    ``messages`` and ``schema`` are not stored (the entry's key is their hash, with the options and
+    the model); ``raw_outputs`` only when they are not just ``[text]``."""
+    entry: dict[str, Any] = {"backend": backend, "model": model, "options": dict(options)}
     if gen is not None:
-        entry.update(text=gen.text, attempts=gen.attempts, raw_outputs=list(gen.raw_outputs))
+        entry.update(text=gen.text, attempts=gen.attempts)
+        if list(gen.raw_outputs) != [gen.text]:
+            entry["raw_outputs"] = list(gen.raw_outputs)
         tries, usage = gen.tries, gen.usage
     else:
         assert error is not None
@@ -406,61 +453,32 @@ def entry_usage(entry: Mapping[str, Any]) -> Usage | None:
     return Usage.from_counts(counts, int(entry.get("attempts", 1)))
 
 
-def _short(text: str, n: int = 60) -> str:
-    text = text.replace("\n", " ")
-    return repr(text if len(text) <= n else text[: n - 3] + "...")
-
-
-def describe_difference(request: Mapping[str, Any], entry: Mapping[str, Any]) -> list[str]:
-    """Human-readable differences between a request and a recorded entry.
-
-    Compared: model, number and roles of messages, each message's text, each
-    option, the schema. Empty when they agree on all of these.
-    """
-    diffs: list[str] = []
-    if request["model"] != entry.get("model"):
-        diffs.append(f"model: {entry.get('model')!r} recorded, {request['model']!r} requested")
-    a, b = list(request["messages"]), list(entry.get("messages", []))
-    if len(a) != len(b):
-        diffs.append(f"number of messages: {len(b)} recorded, {len(a)} requested")
-    for i, (ma, mb) in enumerate(zip(a, b, strict=False)):
-        if ma.get("role") != mb.get("role"):
-            diffs.append(f"message {i} role: {mb.get('role')!r} recorded, {ma.get('role')!r} requested")
-        elif ma.get("content") != mb.get("content"):
-            diffs.append(f"{ma.get('role')} message (#{i}) text: recorded {_short(mb.get('content', ''))}, "
-                         f"requested {_short(ma.get('content', ''))}")
-    oa, ob = dict(request["options"]), dict(entry.get("options", {}))
-    for name in sorted(set(oa) | set(ob)):
-        if oa.get(name, "<unset>") != ob.get(name, "<unset>"):
-            diffs.append(f"option {name}: {ob.get(name, '<unset>')!r} recorded, "
-                         f"{oa.get(name, '<unset>')!r} requested")
-    if request["schema"] != entry.get("schema"):
-        diffs.append("JSON schema differs")
+def option_differences(requested: Mapping[str, Any], recorded: Mapping[str, Any]) -> list[str]:
+    """Human-readable differences between the options of a request and of a recorded entry."""
+    diffs = []
+    for name in sorted(set(requested) | set(recorded)):
+        if requested.get(name, "<unset>") != recorded.get(name, "<unset>"):
+            diffs.append(f"option {name}: {recorded.get(name, '<unset>')!r} recorded, "
+                         f"{requested.get(name, '<unset>')!r} requested")
     return diffs
 
 
-def _why_missing(request: Mapping[str, Any], nearest: Mapping[str, Any], replay: ReplayGenerator) -> str:
-    """What the miss most likely means, from how the nearest recorded request differs."""
-    models = replay.recording.models()
-    if request["model"] not in models:
+def _why_missing(model: str, options: Mapping[str, Any], recording: Recording) -> str:
+    """What a miss most likely means, from what the recording keeps besides the prompts (the model and
+    the options of each request)."""
+    models = recording.models()
+    if model not in models:
         return (f"The recording holds answers of {', '.join(repr(m) for m in models)}, not of "
-                f"{request['model']!r}: another model needs its own recording")
-    a, b = list(request["messages"]), list(nearest.get("messages", []))
-    same_messages = len(a) == len(b) and all(
-        ma.get("role") == mb.get("role") and ma.get("content") == mb.get("content")
-        for ma, mb in zip(a, b, strict=True))
-    if same_messages:
-        return ("The same prompt is recorded with other options or another JSON schema: the options changed "
-                "since the recording was made")
-    return ("This prompt was never recorded: a question that is not in the recording, other contexts "
-            "(another corpus, retriever or k), or a prompt changed since the recording was made")
-
-
-def _similarity(request: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[int, int]:
-    """Sort key for the nearest entry: most identical messages, then fewest differences."""
-    same = sum(1 for ma, mb in zip(request["messages"], entry.get("messages", []), strict=False)
-               if ma == mb)
-    return (same, -len(describe_difference(request, entry)))
+                f"{model!r}: another model needs its own recording")
+    recorded = [e.get("options", {}) for e in recording.entries.values() if e.get("model") == model]
+    if recorded and not any(o == options for o in recorded):
+        nearest = min(recorded, key=lambda o: len(option_differences(options, o)))
+        return (f"No request was recorded with these options (the nearest: "
+                f"{'; '.join(option_differences(options, nearest))}): the options changed since the "
+                "recording was made")
+    return ("This prompt was never recorded (a recording keeps only the hash of each request, not its "
+            "text): a question that is not in the recording, other contexts (another corpus, retriever or "
+            "k), another JSON schema, or a prompt changed since the recording was made")
 
 
 class ReplayGenerator(Generator):
@@ -518,14 +536,11 @@ class ReplayGenerator(Generator):
         if not self.recording.entries:
             where = "does not exist" if not path.is_file() else "has no entries"
             return f"strict replay: the recording {path} {where}; {self.hint}"
-        request = _canonical({"messages": messages, "options": options, "schema": schema,
-                              "model": self.model})
-        nearest = max(self.recording.entries.values(), key=lambda e: _similarity(request, e))
-        diffs = describe_difference(request, nearest) or ["(nothing visible: the recording's key is stale)"]
+        key = request_key(messages, options, schema, self.model)
+        why = _why_missing(self.model, _canonical(options), self.recording)
         return (
-            f"strict replay: no recorded answer for this request in {path} ({len(self.recording)} entries). "
-            f"The nearest recording differs in: {'; '.join(diffs)}. {_why_missing(request, nearest, self)}: "
-            f"{self.hint}"
+            f"strict replay: no recorded answer for this request in {path} ({len(self.recording)} entries; "
+            f"request sha256 {key}). {why}: {self.hint}"
         )
 
     def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:

@@ -14,17 +14,20 @@ from fakes.judges import CARBON, RuleJudge
 from ragworkbook.cli import main
 from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.metrics import faithfulness
-from ragworkbook.llm import OutputParseError, ReplayMissError, get_generator
+from ragworkbook.llm import ReplayMissError, get_generator
+from ragworkbook.llm.base import build_messages, merge_options, request_key
 from ragworkbook.llm.replay import (
+    FORMAT,
+    FORMAT_1,
     NOTEBOOK_RECORD_HINT,
     SCRIPT_RECORD_HINT,
     Recording,
     RecordingGenerator,
     ReplayGenerator,
-    add_checksums,
     bundled_dir,
     entry_checksum,
     is_bundled,
+    migrate,
 )
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -38,6 +41,24 @@ def recorded(tmp_path, name="run.json"):
     rec.chat("first question")
     rec.chat("count me", schema=SCHEMA)
     return path
+
+
+def as_format_1(path, checksums=True):
+    """Rewrite the recording made by :func:`recorded` as the recorder wrote it before format 2: each
+    entry with its request (messages, schema) and raw outputs, and format 1's checksum (or none)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    entries = {}
+    for prompt, schema in (("first question", None), ("count me", SCHEMA)):
+        messages = build_messages(prompt)
+        key = request_key(messages, merge_options(None), schema, "echo-1")
+        e = {k: v for k, v in doc["entries"][key].items() if k != "checksum"}
+        e.update(messages=messages, schema=schema, raw_outputs=e.get("raw_outputs", [e["text"]]))
+        if checksums:
+            e["checksum"] = entry_checksum(e)
+        entries[key] = e
+    path.write_text(json.dumps({"format": FORMAT_1, "entries": entries}, sort_keys=True, indent=1,
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    return entries
 
 
 def edit(path, change):
@@ -75,14 +96,37 @@ def test_the_cli_says_it_in_one_line_with_exit_2(tmp_path, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_entries_recorded_before_checksums_are_accepted_and_get_one_when_re_recorded(tmp_path):
+def test_a_format_1_file_replays_the_same_answers_and_becomes_format_2_when_recorded_into(tmp_path):
     path = recorded(tmp_path)
+    replayed = [ReplayGenerator(path).chat("first question"),
+                ReplayGenerator(path).chat("count me", schema=SCHEMA)]
+    as_format_1(path)
+    rec = Recording(path)
+    assert rec.source_format == 1 and rec.unchecked() == 0
+    assert all("messages" not in e and "schema" not in e for e in rec.entries.values())  # converted on read
+    again = [ReplayGenerator(path).chat("first question"),
+             ReplayGenerator(path).chat("count me", schema=SCHEMA)]
+    assert again == replayed and [repr(g) for g in again] == [repr(g) for g in replayed]
+    RecordingGenerator(Echo(), path).chat("first question")  # the same answer: the file becomes format 2
     doc = json.loads(path.read_text(encoding="utf-8"))
-    for e in doc["entries"].values():
-        assert e["checksum"] == entry_checksum(e)
-        del e["checksum"]  # as in the files recorded before checksums
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    stamps = {k: e["recorded_at"] for k, e in doc["entries"].items()}
+    assert doc["format"] == FORMAT and "first question" not in path.read_text(encoding="utf-8")
+    assert all(e["checksum"] == entry_checksum(e, k) for k, e in doc["entries"].items())
+
+
+def test_an_edited_format_1_answer_is_refused_not_converted(tmp_path):
+    path = recorded(tmp_path)
+    as_format_1(path)
+    key = edit(path, lambda e: {**e, "text": e["text"] + " (improved by hand)"})
+    with pytest.raises(ValueError, match=f"entry {key} does not match its checksum"):
+        ReplayGenerator(path)
+    with pytest.raises(ValueError, match="does not match its checksum"):
+        migrate(path)
+
+
+def test_format_1_entries_recorded_before_checksums_load_and_get_one_when_re_recorded(tmp_path):
+    path = recorded(tmp_path)
+    entries = as_format_1(path, checksums=False)  # as in the files recorded before checksums
+    stamps = {k: e["recorded_at"] for k, e in entries.items()}
     assert Recording(path).unchecked() == 2
     assert ReplayGenerator(path).chat("first question").text.startswith("noitseuq tsrif")
     rec = RecordingGenerator(Echo(), path)  # re-recording: the same answers
@@ -93,6 +137,17 @@ def test_entries_recorded_before_checksums_are_accepted_and_get_one_when_re_reco
     assert {k: e["recorded_at"] for k, e in after.items()} == stamps  # answers and times unchanged
 
 
+def test_a_checksum_covers_the_request_key(tmp_path):
+    """Format 2's checksum includes the key: an answer moved under another request's key is caught."""
+    path = recorded(tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    a, b = sorted(doc["entries"])
+    doc["entries"][a], doc["entries"][b] = doc["entries"][b], doc["entries"][a]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError, match="does not match its checksum"):
+        Recording(path)
+
+
 def test_a_recorded_judge_answer_that_breaks_its_schema_is_a_counted_failure(tmp_path):
     """The entry parses as JSON but not as the schema the request asks (e.g. edited before checksums):
     the judgment fails with the file and the entry named, the run goes on."""
@@ -101,16 +156,12 @@ def test_a_recorded_judge_answer_that_breaks_its_schema_is_a_counted_failure(tmp
     doc = json.loads(path.read_text(encoding="utf-8"))
     key, entry = next((k, e) for k, e in doc["entries"].items() if "verdicts" in e["text"])
     entry["text"] = json.dumps({"verdicts": "all good"})
-    del entry["checksum"]
+    entry["checksum"] = entry_checksum(entry, key)  # a checksum that fits (the answer came so)
     path.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(OutputParseError) as err:
-        gen = ReplayGenerator(path)
-        gen.chat(entry["messages"], schema=entry["schema"], options=entry["options"])
-    said = f"recording {path}, entry {key}: the recorded answer does not match the JSON schema"
-    assert said in str(err.value)
     r = faithfulness(CARBON, Judge(ReplayGenerator(path)))
     assert (r.outcome, r.reason) == ("failed", "output_parse_error")
-    assert str(path) in r.error and key in r.error
+    said = f"recording {path}, entry {key}: the recorded answer does not match the JSON schema"
+    assert said in r.error
 
 
 def test_several_models_say_what_works_in_a_strict_replay(tmp_path):
@@ -148,78 +199,76 @@ def test_a_replay_miss_hint_fits_where_it_is_shown(tmp_path, capsys, monkeypatch
             "--backend embedded") in err
 
 
-# --- bundled recordings: a checksum in every entry ---------------------------------------------------------
-def test_every_bundled_recording_has_a_checksum_in_every_entry():
+# --- bundled recordings: format 2, a checksum in every entry ---------------------------------------------
+def test_every_bundled_recording_is_format_2_with_a_checksum_in_every_entry():
     files = sorted(bundled_dir().glob("*.json"))
     assert len(files) >= 13
     total = 0
     for path in files:
-        rec = Recording(path)  # bundled: a missing checksum would raise here
-        assert rec.require_checksums and rec.unchecked() == 0, path.name
-        assert all(e["checksum"] == entry_checksum(e) for e in rec.entries.values()), path.name
+        rec = Recording(path)  # a missing checksum would raise here
+        assert rec.source_format == 2 and rec.unchecked() == 0, path.name
+        assert json.loads(path.read_text(encoding="utf-8"))["format"] == FORMAT, path.name
+        assert all(e["checksum"] == entry_checksum(e, k) for k, e in rec.entries.items()), path.name
+        assert not any("messages" in e or "schema" in e for e in rec.entries.values()), path.name
         total += len(rec)
     assert total >= 1178
 
 
-def test_a_bundled_entry_without_its_checksum_is_an_error_a_users_is_not(tmp_path, monkeypatch):
+@pytest.mark.parametrize("bundled", [False, True])
+def test_an_entry_without_its_checksum_is_an_error_wherever_the_file_is(tmp_path, monkeypatch, bundled):
+    """Issue 30, item 10: a copy of a recording outside the package (under $RAGWORKBOOK_DATA, say) with
+    an edited answer and its checksum deleted is refused too, not replayed silently."""
     path = recorded(tmp_path)
-    key = edit(path, lambda e: {k: v for k, v in e.items() if k != "checksum"})
-    assert not is_bundled(path) and Recording(path).unchecked() == 1  # a recording of one's own: loads
+    key = edit(path, lambda e: {**{k: v for k, v in e.items() if k != "checksum"}, "text": "edited"})
+    if bundled:
+        monkeypatch.setattr("ragworkbook.llm.replay.bundled_dir", lambda: tmp_path)
+    assert is_bundled(path) == bundled
+    with pytest.raises(ValueError) as err:
+        get_generator(recording=path)
+    assert str(err.value).startswith(f"recording {path}: entry {key} has no checksum; every entry of a "
+                                     "format-2 recording carries one")
+
+
+def test_a_bundled_format_1_entry_without_its_checksum_is_an_error_a_users_is_not(tmp_path, monkeypatch):
+    path = recorded(tmp_path)
+    as_format_1(path, checksums=False)
+    assert not is_bundled(path) and Recording(path).unchecked() == 2  # a recording of one's own: loads
     monkeypatch.setattr("ragworkbook.llm.replay.bundled_dir", lambda: tmp_path)
-    assert is_bundled(path)
     with pytest.raises(ValueError) as err:
         ReplayGenerator(path)
-    assert str(err.value).startswith(f"recording {path}: entry {key} has no checksum; every entry of a "
-                                     "bundled recording carries one")
-    assert "scripts/checksum_recordings.py" in str(err.value)
+    assert "has no checksum; every entry of a bundled recording carries one" in str(err.value)
+    assert f"python scripts/migrate_recordings.py {path}" in str(err.value)
 
 
-def test_an_edited_answer_whose_checksum_was_deleted_is_caught_in_a_bundled_file(tmp_path, monkeypatch):
-    """The case of the issue: the answer edited (token F1 0 -> 1.0) and its checksum key deleted."""
+def test_migrate_rewrites_a_format_1_file_without_its_prompts(tmp_path):
     path = recorded(tmp_path)
-    edit(path, lambda e: {**{k: v for k, v in e.items() if k != "checksum"}, "text": "edited"})
-    monkeypatch.setattr("ragworkbook.llm.replay.bundled_dir", lambda: tmp_path)
-    with pytest.raises(ValueError, match="has no checksum"):
-        get_generator(recording=path)
+    format_2 = path.read_bytes()
+    as_format_1(path)
+    assert "first question" in path.read_text(encoding="utf-8")
+    assert migrate(path) == (1, 0)
+    assert path.read_bytes() == format_2  # exactly what the recorder writes
+    assert migrate(path) == (2, 0) and path.read_bytes() == format_2  # idempotent
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no lock file left
 
 
-def test_add_checksums_adds_only_checksum_lines(tmp_path):
-    path = recorded(tmp_path)
-    rec = Recording(path)
-    without = {k: {f: v for f, v in e.items() if f != "checksum"} for k, e in rec.entries.items()}
-    old = json.dumps({"entries": without, "format": "ragworkbook-recording/1"}, sort_keys=True, indent=1,
-                     ensure_ascii=False) + "\n"
-    path.write_text(old, encoding="utf-8")
-    assert add_checksums(path) == 2
-    new = path.read_text(encoding="utf-8")
-    added = [line for line in new.splitlines() if line not in old.splitlines()]
-    assert len(added) == 2 and all(line.strip().startswith('"checksum": "sha256:') for line in added)
-    assert [line for line in new.splitlines() if '"checksum"' not in line] == old.splitlines()
-    assert add_checksums(path) == 0 and path.read_text(encoding="utf-8") == new  # idempotent
-    assert Recording(path, require_checksums=True).unchecked() == 0
-
-
-def test_add_checksums_refuses_a_file_formatted_by_hand(tmp_path):
-    path = recorded(tmp_path)
-    path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")  # one line
-    before = path.read_bytes()
-    with pytest.raises(ValueError, match="not laid out as ragworkbook writes recordings"):
-        add_checksums(path)
-    assert path.read_bytes() == before
-
-
-def test_the_checksum_script_runs_on_given_files(tmp_path, capsys):
+def test_the_migration_script_runs_on_given_files(tmp_path, capsys):
     import importlib.util
 
     from ragworkbook.paths import repo_root
 
-    spec = importlib.util.spec_from_file_location("checksum_recordings",
-                                                  repo_root() / "scripts" / "checksum_recordings.py")
+    spec = importlib.util.spec_from_file_location("migrate_recordings",
+                                                  repo_root() / "scripts" / "migrate_recordings.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     path = recorded(tmp_path)
+    as_format_1(path, checksums=False)
     assert script.main([str(path)]) == 0
-    assert f"{path.name}: 2 entries, 0 checksums added" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{path.name}: 2 entries, format 1 -> 2, 2 entries given the checksum they lacked" in out
+    assert Recording(path).source_format == 2 and "first question" not in path.read_text(encoding="utf-8")
+    edit(path, lambda e: {**e, "text": "edited"})
+    assert script.main([str(path)]) == 1
+    assert "does not match its checksum" in capsys.readouterr().err
 
 
 def test_a_recording_with_a_bom_or_nested_too_deep(tmp_path):
@@ -239,11 +288,13 @@ def test_a_replay_miss_says_what_most_likely_changed(tmp_path):
     rep = ReplayGenerator(path)
     with pytest.raises(ReplayMissError) as err:
         rep.chat("a question never asked")
-    assert "This prompt was never recorded: a question that is not in the recording, other contexts" in str(
+    assert "This prompt was never recorded (a recording keeps only the hash of each request" in str(
         err.value) and "options changed" not in str(err.value)
+    assert f"in {path} (2 entries; request sha256 " in str(err.value)
     with pytest.raises(ReplayMissError) as err:
         rep.chat("first question", options={"num_predict": 7})
-    assert "The same prompt is recorded with other options or another JSON schema" in str(err.value)
+    assert "No request was recorded with these options (the nearest: option num_predict: 256 recorded, 7 " \
+           "requested): the options changed" in str(err.value)
     with pytest.raises(ReplayMissError) as err:
         ReplayGenerator(path, model="another:7b").chat("first question")
     assert "The recording holds answers of 'echo-1', not of 'another:7b'" in str(err.value)

@@ -15,6 +15,7 @@ from ragworkbook.llm import (
     ReplayMissError,
     get_generator,
 )
+from ragworkbook.llm.base import build_messages, merge_options, request_key
 from ragworkbook.llm.replay import FORMAT, Recording, RecordingGenerator, ReplayGenerator
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -67,9 +68,10 @@ def test_file_format_is_sorted_and_complete(tmp_path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc["format"] == FORMAT and len(doc["entries"]) == 3
     assert list(doc["entries"]) == sorted(doc["entries"])
-    entry = next(e for e in doc["entries"].values() if e["schema"] is not None)
-    assert set(entry) == {"backend", "model", "messages", "options", "schema", "text", "attempts",
-                          "raw_outputs", "usage", "recorded_at", "checksum"}
+    entry = next(e for e in doc["entries"].values() if e["options"]["num_predict"] == 8)
+    # format 2: the request is only its hash (the key); raw_outputs only when they are not [text]
+    assert set(entry) == {"backend", "model", "options", "text", "attempts", "usage", "recorded_at",
+                          "checksum"}
     assert entry["options"] == {"num_predict": 8, "seed": 0, "temperature": 0.0}
     # Echo reports no token counts: recorded as unknown, never as a guess; the seconds are measured
     assert entry["usage"]["prompt_tokens"] is None and entry["usage"]["completion_tokens"] is None
@@ -96,26 +98,31 @@ def test_changed_answer_is_rewritten_with_a_new_entry(tmp_path):
 
 
 def test_changed_user_message_fails_with_a_message_that_says_so(tmp_path):
+    """A miss names the file, its entry count, the request's hash and the command that records it; the
+    recording holds no prompt, so the message quotes none."""
     path = tmp_path / "run.json"
     record_run(path)
     with pytest.raises(ReplayMissError) as ei:
         ReplayGenerator(path).chat("What is 2+3?", system="Be brief.")
     msg = str(ei.value)
-    assert "no recorded answer for this request" in msg
-    assert "user message (#1) text: recorded 'What is 2+2?', requested 'What is 2+3?'" in msg
-    assert "system" not in msg.split("differs in:")[1].split(".")[0]  # the system prompt did not change
+    key = request_key(build_messages("What is 2+3?", "Be brief."), merge_options(None), None,
+                      "echo-1")
+    assert f"no recorded answer for this request in {path} (3 entries; request sha256 {key})" in msg
+    assert "This prompt was never recorded" in msg and "2+2" not in msg and "2+3" not in msg
     assert "RAGWORKBOOK_RECORD=1" in msg
 
 
-def test_changed_option_and_system_prompt_are_named(tmp_path):
+def test_changed_option_is_named(tmp_path):
     path = tmp_path / "run.json"
     record_run(path)
     rep = ReplayGenerator(path)
-    with pytest.raises(ReplayMissError, match=r"option num_predict: 256 recorded, 64 requested"):
+    said = (r"No request was recorded with these options \(the nearest: option num_predict: \d+ recorded, "
+            r"64 requested\)")
+    with pytest.raises(ReplayMissError, match=said):
         rep.chat("What is 2+2?", system="Be brief.", options={"num_predict": 64})
-    with pytest.raises(ReplayMissError, match=r"system message \(#0\) text: recorded 'Be brief.'"):
+    with pytest.raises(ReplayMissError, match=r"This prompt was never recorded"):
         rep.chat("What is 2+2?", system="Be very brief.")
-    with pytest.raises(ReplayMissError, match=r"JSON schema differs"):
+    with pytest.raises(ReplayMissError, match=r"another JSON schema"):
         rep.chat("count me", schema={**SCHEMA, "additionalProperties": False}, options={"num_predict": 8})
 
 
@@ -214,7 +221,7 @@ def test_replay_ignores_the_live_model_env_but_not_the_argument(tmp_path, monkey
     record_run(path, Echo("echo-7"))
     monkeypatch.setenv("RAGWORKBOOK_MODEL", "qwen3:4b")  # a learner's setting for live runs
     assert get_generator(recording=path).model == "echo-7"
-    with pytest.raises(ReplayMissError, match="model: 'echo-7' recorded, 'other' requested"):
+    with pytest.raises(ReplayMissError, match="holds answers of 'echo-7', not of 'other'"):
         get_generator(recording=path, model="other").chat("What is 2+2?", system="Be brief.")
 
 

@@ -76,5 +76,6 @@ def _check_replay(answer: Any) -> tuple[bool, str]:
 def _solve_replay() -> Solution:
     name = _replay_miss_name()
     return Solution(name, f"Replay is strict: a request that is not in the recording raises {name}, whose "
-                          "message names the nearest recorded request and what differs. That is what makes a "
+                          "message names the recording, the request's hash, what most likely changed and the "
+                          "command that records it. That is what makes a "
                           "replayed notebook trustworthy: it can only print answers a model really gave.")
