@@ -572,7 +572,7 @@ def test_a_replay_miss_on_a_bundled_recording_says_to_record_into_a_copy(tmp_pat
             "--retriever", "bm25", "--metric", "token_f1", "--no-progress"]
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert "This prompt was never recorded: a question that is not in the recording" in err
+    assert "This prompt was never recorded" in err and "a question that is not in the recording" in err
     assert "options changed" not in err
     assert "--recording my_recording.json" in err and f"cp {bundled} my_recording.json" in err
     assert bundled.read_bytes() == before
