@@ -44,7 +44,7 @@ import numpy as np
 
 from ragworkbook.corpus.chunking import split_sentences
 from ragworkbook.judging.ragchecker import correlation, normalised_delta
-from ragworkbook.metrics.generation import bleu, rouge_l, token_f1
+from ragworkbook.metrics.generation import bleu, token_f1
 
 __all__ = ["BASELINES", "Baseline", "SIMILAR_SENTENCE_THRESHOLD", "RAGCHECKER_METRICS", "unescape",
            "word_overlap", "question_similarity", "similar_sentence_share", "wikieval_baseline_scores",
@@ -209,7 +209,9 @@ def ragchecker_metric_scores(pairs: Sequence[Any], metric: str) -> list[tuple[fl
         return [(float(f1[i]), float(f1[n + i])) for i in range(n)]
     fn: Callable[[str, str], float] = {
         "token_f1": _rouge("rouge1", False), "squad_token_f1": token_f1, "rouge1": _rouge("rouge1", True),
-        "rouge_l": rouge_l, "bleu": bleu, "length": _length}[metric]
+        # rouge-score's own tokens, as RAGChecker's meta_eval.py scores (the package's rouge_l keeps the
+        # words of every script, which moves these correlations in their second decimal)
+        "rouge_l": _rouge("rougeL", True), "bleu": bleu, "length": _length}[metric]
     return [(fn(p.answer1, p.reference), fn(p.answer2, p.reference)) for p in pairs]
 
 
