@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -20,3 +21,21 @@ def check_k(k: Any, name: str = "k", optional: bool = False) -> int | None:
     if k <= 0:
         raise ValueError(f"{name} must be a positive integer (>= 1), got {k}")
     return int(k)
+
+
+def seconds_setting(timeout: float | None, variable: str, default: float) -> float:
+    """``timeout``, else the environment ``variable``, else ``default``: a positive number of seconds
+    (ValueError naming where a bad value came from). Every time-out setting of the package is read here."""
+    where = "timeout"
+    if timeout is None:
+        raw = os.environ.get(variable, "").strip()
+        if not raw:
+            return default
+        where = variable
+        try:
+            timeout = float(raw)
+        except ValueError:
+            raise ValueError(f"{variable} must be a number of seconds, got {raw!r}") from None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"{where} must be a positive number of seconds, got {timeout!r}")
+    return float(timeout)

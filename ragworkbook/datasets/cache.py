@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from ragworkbook._io import _remove_stale_temps, _umask_mode
+from ragworkbook._validate import seconds_setting
 from ragworkbook.datasets.catalogue import DataFile, Dataset, get
 
 __all__ = ["DatasetMissing", "ChecksumMismatch", "MIRROR_ENV", "TIMEOUT_ENV", "TIMEOUT", "cache_root",
@@ -68,16 +69,7 @@ def mirror() -> str | None:
 
 
 def _timeout() -> float:
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not raw:
-        return TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
-    if not value > 0:
-        raise ValueError(f"{TIMEOUT_ENV}={raw!r} must be a number of seconds above 0")
-    return value
+    return seconds_setting(None, TIMEOUT_ENV, TIMEOUT)
 
 
 def source_of(f: DataFile) -> str:

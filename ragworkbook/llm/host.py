@@ -36,6 +36,8 @@ import urllib.parse
 import urllib.request
 from typing import IO, Any
 
+from ragworkbook._validate import seconds_setting
+
 __all__ = ["DEFAULT_OLLAMA_HOST", "DEFAULT_OLLAMA_TIMEOUT", "ollama_host", "ollama_timeout", "is_local",
            "client_options", "open_url", "ollama_models", "ollama_available", "seconds_setting",
            "redact_url", "redact_text"]
@@ -94,24 +96,6 @@ def ollama_timeout(timeout: float | None = None) -> float:
     ValueError when the value is not a positive number of seconds.
     """
     return seconds_setting(timeout, "RAGWORKBOOK_OLLAMA_TIMEOUT", DEFAULT_OLLAMA_TIMEOUT)
-
-
-def seconds_setting(timeout: float | None, variable: str, default: float) -> float:
-    """``timeout``, else the environment ``variable``, else ``default``: a positive number of seconds
-    (ValueError naming where a bad value came from)."""
-    where = "timeout"
-    if timeout is None:
-        raw = os.environ.get(variable, "").strip()
-        if not raw:
-            return default
-        where = variable
-        try:
-            timeout = float(raw)
-        except ValueError:
-            raise ValueError(f"{variable} must be a number of seconds, got {raw!r}") from None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-        raise ValueError(f"{where} must be a positive number of seconds, got {timeout!r}")
-    return float(timeout)
 
 
 def redact_url(url: str) -> str:

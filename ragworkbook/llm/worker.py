@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragworkbook._validate import seconds_setting
 from ragworkbook.llm.base import BackendUnavailable, LLMError
 from ragworkbook.llm.worker_process import read_frame, write_frame
 
@@ -62,20 +63,7 @@ class WorkerTimeout(LLMError):
 
 def call_timeout(timeout: float | None = None) -> float:
     """Seconds a call may take: ``timeout``, else ``$RAGWORKBOOK_LLM_TIMEOUT``, else 300."""
-    if timeout is None:
-        env = os.environ.get("RAGWORKBOOK_LLM_TIMEOUT", "").strip()
-        if not env:
-            return DEFAULT_TIMEOUT
-        try:
-            timeout = float(env)
-        except ValueError:
-            raise ValueError(f"RAGWORKBOOK_LLM_TIMEOUT must be a number of seconds, got {env!r}") from None
-        what = "RAGWORKBOOK_LLM_TIMEOUT"
-    else:
-        what = "timeout"
-    if not timeout > 0:
-        raise ValueError(f"{what} must be a positive number of seconds, got {timeout!r}")
-    return float(timeout)
+    return seconds_setting(timeout, "RAGWORKBOOK_LLM_TIMEOUT", DEFAULT_TIMEOUT)
 
 
 def _last_words(lines: list[str], keep: int = 12) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -169,10 +170,14 @@ def test_a_silent_server_times_out_within_the_bound(empty_cache, monkeypatch, si
     assert _leftovers(empty_cache) == []
 
 
-def test_a_bad_timeout_setting_is_named(empty_cache, monkeypatch):
-    monkeypatch.setenv(cache.TIMEOUT_ENV, "soon")
+@pytest.mark.parametrize("raw,said", [
+    ("soon", "RAGWORKBOOK_DATASETS_TIMEOUT must be a number of seconds, got 'soon'"),
+    ("0", "RAGWORKBOOK_DATASETS_TIMEOUT must be a positive number of seconds, got 0.0"),
+])
+def test_a_bad_timeout_setting_is_named(empty_cache, monkeypatch, raw, said):
+    monkeypatch.setenv(cache.TIMEOUT_ENV, raw)
     monkeypatch.setenv(cache.MIRROR_ENV, "http://127.0.0.1:9")
-    with pytest.raises(ValueError, match="RAGWORKBOOK_DATASETS_TIMEOUT='soon'"):
+    with pytest.raises(ValueError, match=re.escape(said)):
         dataset_file(*SMALL, progress=False)
 
 

@@ -42,7 +42,8 @@ def test_the_layer_depends_on_nothing_above_it():
 
     import ragworkbook.datasets as pkg
 
-    allowed = {"ragworkbook._io", "ragworkbook.paths"}
+    # below the layer: leaf modules that import nothing of ragworkbook
+    allowed = {"ragworkbook._io", "ragworkbook._validate", "ragworkbook.paths"}
     for path in Path(pkg.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ragworkbook"):
