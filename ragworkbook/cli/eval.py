@@ -225,6 +225,26 @@ def _generation_status(args: argparse.Namespace, report: Report) -> int:
     return 1 if judge_stopped else 0
 
 
+def metric_list(width: int | None = None) -> str:
+    """The end of ``eval --help``: every metric of the registry, family by family, as it is written
+    (``*``: a default), wrapped to ``width`` (default: the terminal's, as argparse wraps). A new spec is
+    listed without a change here."""
+    import shutil
+    import textwrap
+
+    from ragworkbook.metrics.registry import FAMILIES, specs
+
+    width = width or shutil.get_terminal_size().columns - 2
+    head = ("metrics (from the registry; * = computed when no --metric is given and its needs are met; "
+            "`ragworkbook metrics NAME` prints a metric's card):")
+    lines = textwrap.wrap(head, width)
+    for family in FAMILIES:
+        names = ", ".join(s.usage + ("*" if s.default else "") for s in specs(family))
+        lines += textwrap.wrap(f"{family}: {names}", width, initial_indent="  ", subsequent_indent="    ",
+                               break_on_hyphens=False)
+    return "\n".join(lines)
+
+
 def add_parser(sub: Subparsers) -> None:
     """Add the command, its options and their help to ``sub``."""
     p = add_command(
@@ -241,7 +261,8 @@ def add_parser(sub: Subparsers) -> None:
         "reference; judged metrics --judge. What a record cannot be scored on is counted as "
         "undefined, with its reason.\n\n"
         "File formats: `ragworkbook schema answers` and `ragworkbook schema eval-set` print the "
-        "JSON Schemas (README: 'Bring your own system').")
+        "JSON Schemas (README: 'Bring your own system').",
+        epilog=metric_list())
     p.add_argument("--answers", default=None, metavar="FILE",
                    help="score this file's answers and contexts as given (.jsonl, .json, .csv or .parquet, "
                    "as ragas, deepeval, Hugging Face datasets and pandas write them; "
@@ -274,7 +295,8 @@ def add_parser(sub: Subparsers) -> None:
                    "judge")
     p.add_argument("--metric", action="append", default=None,
                    help="metric to compute, repeatable or comma-separated (default: the registry's "
-                   "defaults that apply); a retrieval metric without a cutoff is taken at k")
+                   "defaults that apply; every metric is listed below); a retrieval metric without a cutoff "
+                   "is taken at k")
     p.add_argument("--rubric", action="append", default=None, metavar="FILE",
                    help="a rubric metric defined in a JSON file (name, criterion, scale, evidence, steps; "
                    "ragworkbook.judging.rubric): registered under its name and computed with the metrics of "
