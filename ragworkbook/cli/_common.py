@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.evaluation.report import Report
+    from ragworkbook.llm.base import Generator
 
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 else:
@@ -24,14 +25,14 @@ class UsageError(Exception):
 
 
 def add_command(sub: Subparsers, name: str, handler: Callable[[argparse.Namespace], int],
-                **kw: Any) -> argparse.ArgumentParser:
+                **kw: str | type[argparse.HelpFormatter]) -> argparse.ArgumentParser:
     """The sub-parser of command ``name``, run by ``handler`` (its ``func``)."""
     p = sub.add_parser(name, **kw)
     p.set_defaults(func=handler)
     return p
 
 
-def generator(args: argparse.Namespace, *, announce: bool) -> Any:
+def generator(args: argparse.Namespace, *, announce: bool) -> Generator:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
     ``--timeout``), with a replay-miss hint that gives this command line to record with."""
     import os

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.cli import _common
 from ragworkbook.cli._common import (
@@ -21,32 +21,40 @@ from ragworkbook.cli._common import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
+    from ragworkbook._io import Inputs, StrPath
+    from ragworkbook._types import JSONObject
     from ragworkbook.evaluation.report import Report
+    from ragworkbook.llm.base import Generator
+
+    #: relevance judgements as ``--qrels`` gives them: ``{question id: {context id: grade}}``
+    Qrels = Mapping[str, Mapping[str, float]]
 
 
-def _inputs(args: argparse.Namespace) -> dict[str, Any]:
+def _inputs(args: argparse.Namespace) -> Inputs:
     """The files ``eval`` reads, by option (a repeatable option: a list; the defaults too): its
     ``--out`` must be none of them (:func:`ragworkbook._io.check_output`)."""
     from ragworkbook.corpus.eval_set import DEFAULT_EVAL_SET
     from ragworkbook.corpus.pages import DEFAULT_CORPUS
     from ragworkbook.paths import data_path
 
-    inputs: dict[str, Any] = {"--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels,
-                              "--judge-check": list(args.judge_check or []),
-                              "--rubric": list(args.rubric or [])}
+    inputs: dict[str, StrPath | list[StrPath] | None] = {
+        "--answers": args.answers, "--recording": args.recording, "--qrels": args.qrels,
+        "--judge-check": list(args.judge_check or []), "--rubric": list(args.rubric or [])}
     if not args.answers:
         inputs["--eval-set"] = args.eval_set or data_path(DEFAULT_EVAL_SET)
         inputs["--corpus"] = args.corpus or data_path(DEFAULT_CORPUS)
     return inputs
 
 
-def _eval_judge(args: argparse.Namespace) -> Any:
+def _eval_judge(args: argparse.Namespace) -> Generator | None:
     if not args.judge:
         return None
     return _common.generator(args, announce=not args.json)
 
 
-def _judge_checks(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+def _judge_checks(args: argparse.Namespace) -> list[JSONObject] | None:
     """``eval --judge-check FILE``: the judge-check results to attach to the report (their cards)."""
     if not getattr(args, "judge_check", None):
         return None
@@ -59,7 +67,7 @@ def _judge_checks(args: argparse.Namespace) -> list[dict[str, Any]] | None:
     return [read_check(path) for path in args.judge_check]
 
 
-def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
+def _eval_answers(args: argparse.Namespace, k: int, qrels: Qrels | None) -> Report:
     """``eval --answers FILE``: score the file's answers and contexts as they are."""
     from ragworkbook.evaluation.outputs import evaluate_outputs
 
@@ -80,7 +88,7 @@ def _eval_answers(args: argparse.Namespace, k: int, qrels: Any) -> Report:
                             judge_reliability=_judge_checks(args), out=args.out, resume=args.resume)
 
 
-def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Any) -> Report:
+def _eval_pipeline(args: argparse.Namespace, k: int, qrels_file: Qrels | None) -> Report:
     """``eval``: run the naive RAG over the eval set and score it."""
     from ragworkbook.corpus.chunking import chunk_pages
     from ragworkbook.corpus.eval_set import load_eval_set

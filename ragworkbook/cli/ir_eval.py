@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.cli._common import Subparsers, UsageError, add_command, write_stdout
 from ragworkbook.metrics.registry import known_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook._types import JSONObject
+    from ragworkbook.columns import Columns
+    from ragworkbook.metrics.batch import RunResult
+    from ragworkbook.metrics.ranked import Ranked
 
 
 def cmd_ir_eval(args: argparse.Namespace) -> int:
@@ -120,7 +126,7 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     depth, level = _check_run_options(args.no_relevant, args.missing, args.depth, args.relevance_level,
                                       args.score_precision)
 
-    def measure(judged: Any) -> tuple[Any, Any]:
+    def measure(judged: Columns) -> tuple[Ranked, RunResult]:
         ranked, skipped = rank_columns(judged, run, missing=args.missing, depth=depth, level=level,
                                        float32=args.score_precision == "float32")
         if args.judged_only:
@@ -160,9 +166,9 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
                                result.query_ids, zscores)
         result.values = {k: converted.get(k, v) for k, v in result.values.items()}
     if args.json:
-        out: dict[str, Any] = {"qrels": str(files[0]), "run": shown_run, "gain": result.gain,
-                               "score_precision": args.score_precision, "n_queries": result.n_queries,
-                               "mean": result.mean}
+        out: JSONObject = {"qrels": str(files[0]), "run": shown_run, "gain": result.gain,
+                           "score_precision": args.score_precision, "n_queries": result.n_queries,
+                           "mean": result.mean}
         if result.skipped:
             out["skipped"] = result.skipped
         if args.per_query:
@@ -181,13 +187,16 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     return 0
 
 
-def _subset(ranked: Any, keep: list[int]) -> Any:
-    """The queries ``keep`` of a :class:`~ragworkbook.metrics.ranked.Ranked` (only ``n_ret`` is read)."""
-    from types import SimpleNamespace
-
+def _subset(ranked: Ranked, keep: list[int]) -> Ranked:
+    """The queries ``keep`` of ``ranked`` with their retrieved counts (``n_ret``), the one field
+    :func:`~ragworkbook.metrics.trec_options.with_collection_size` reads; their hits are not carried."""
     import numpy as np
 
-    return SimpleNamespace(n_ret=np.asarray(ranked.n_ret)[keep])
+    from ragworkbook.metrics.ranked import Ranked
+
+    index, grade = np.zeros(0, dtype=np.int64), np.zeros(0)
+    return Ranked([ranked.ids[i] for i in keep], np.asarray(ranked.n_ret)[keep], index, index, grade, index,
+                  grade, level=ranked.level)
 
 
 def add_parser(sub: Subparsers) -> None:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.cli import _common
 from ragworkbook.cli._common import BACKEND_CHOICES, Subparsers, UsageError, add_command, register_rubrics
 from ragworkbook.metrics.registry import parse_metric
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook._io import Inputs
 
-def _inputs(args: argparse.Namespace) -> dict[str, Any]:
+
+def _inputs(args: argparse.Namespace) -> Inputs:
     """The files ``judge-check`` reads, by option (a repeatable option: a list; the defaults too): its
     ``--out`` must be none of them (:func:`ragworkbook._io.check_output`)."""
     from ragworkbook.judging.check import recording_path, resolve_dataset
