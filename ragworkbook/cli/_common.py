@@ -1,5 +1,6 @@
-"""What several commands share: the usage error, the generator a command asks for, the timeout option,
-metric names from repeated options, the report's summary table and a writer of long output."""
+"""What several commands share: the usage error, adding a command's sub-parser, the generator a command
+asks for, the timeout option, metric names from repeated options, rubric files, the report's summary
+table and a writer of long output."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def add_command(sub: Subparsers, name: str, handler: Callable[[argparse.Namespac
 
 def generator(args: argparse.Namespace, *, announce: bool) -> Generator:
     """The generator a command asked for (``--backend``, ``--model``, ``--recording``,
-    ``--timeout``), with a replay-miss hint that gives this command line to record with."""
+    ``--timeout``), with a replay-miss hint that gives this command line to record with. Commands call
+    it as ``_common.generator``, so that a test replaces it in one place."""
     import os
     import shlex
 
