@@ -153,12 +153,13 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
     named = list(args.metric or [])
     if args.rel_format in ("prefs", "qrels_prefs"):  # preferences: metrics.prefs does it all
         from ragworkbook.corpus.trec import read_prefs, read_run
-        from ragworkbook.metrics.prefs import ir_eval_prefs
+        from ragworkbook.metrics.prefs import ir_eval_prefs, prefs_request
 
         if named or args.zscores or args.json:
             raise UsageError("with -R prefs / qrels_prefs give trec_eval's measures (-m prefs); --metric, -Z "
                              "and --json are not read")
         try:
+            prefs_request(measures)  # the measures checked before the files are read
             prefs = read_prefs(files[0], qrels_form=args.rel_format == "qrels_prefs")
             if args.debug is not None and "." in args.debug:
                 prefs = {q: v for q, v in prefs.items() if q == args.debug.partition(".")[2]}

@@ -115,7 +115,9 @@ def jg_preferences(subgroups: Mapping[str, Mapping[str, float]],
         pref[np.ix_(idx, idx)] |= lev[:, None] > lev[None, :]
     for k in range(n):  # transitive closure (Warshall), one row-and-column update a document
         pref |= pref[:, k:k + 1] & pref[k:k + 1, :]
-    bad = np.argwhere(pref & pref.T)
+    bad = np.argwhere(pref & pref.T & ~np.eye(n, dtype=bool))
+    if not bad.size and n and pref.diagonal().any():  # a cycle through three or more documents
+        bad = np.argwhere(pref & pref.T)
     if bad.size:
         a, b = (docs[int(i)] for i in bad[0])
         raise ValueError(f"{where}inconsistent preferences: {a!r} is preferred to {b!r} and {b!r} to "
