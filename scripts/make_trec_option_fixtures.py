@@ -12,7 +12,7 @@ against it byte for byte without the C program:
 - ``qrels_jg.txt``: three judgment groups' judgements of the same queries (``-R qrels_jg``);
 - ``prefs.txt``, ``qrels_prefs.txt``, ``run_prefs.txt``, ``run_prefs_part.txt``: preferences
   (``-R prefs``, ``-R qrels_prefs``) of several judgment groups and sub-groups, and runs for them;
-  ``rand*.prefs``, ``rand*.run``: five seeded random preference cases;
+  ``rand*.prefs``, ``rand*.qrels_prefs``, ``rand*.run``: eight seeded random preference cases;
 - ``qrels160.txt``, ``run160.txt``: 160 queries whose P@5 mean lies on a rounding boundary, where
   summing in query order (trec_eval) and pairwise (numpy) print different last digits;
 - ``COMMANDS.json``: each command line (after ``trec_eval``, files relative to the folder), its
@@ -100,7 +100,8 @@ def _write_prefs(out: Path) -> None:
     (out / "run_prefs_part.txt").write_text("\n".join(part) + "\n", encoding="utf-8")
 
 
-#: the preference measures ir-eval computes (trec_eval's all_prefs but prefs_avgjg_Rnonrel[_ret])
+#: trec_eval's all_prefs but prefs_avgjg_Rnonrel[_ret] (ir-eval refuses them on a judgment group of several
+#: sub-groups; a qrels_prefs file has one per group and is asked for all_prefs)
 PREFS_MEASURES = ("prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair "
                   "prefs_avgjg prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_simp_imp prefs_pair_imp "
                   "prefs_avgjg_imp").split()
@@ -109,9 +110,14 @@ _ALL_PREFS = " ".join(f"-m {m}" for m in PREFS_MEASURES)
 RANDOM_PREFS = (101, 202, 303, 404, 505)
 
 
-def _write_random_prefs(out: Path, seed: int) -> None:
-    """A random case: up to six queries, up to three groups of up to three sub-groups, up to twelve
-    documents, runs with ties, unjudged documents and queries retrieving nothing (absent: ``-c``)."""
+#: seeds of the random qrels_prefs cases (``rand{seed}.qrels_prefs`` / ``rand{seed}.run``)
+RANDOM_QRELS_PREFS = (606, 707, 808)
+
+
+def _write_random_prefs(out: Path, seed: int, qrels_form: bool = False) -> None:
+    """A random case: up to six queries, up to three groups of up to three sub-groups (one with
+    ``qrels_form``), up to twelve documents, runs with ties, unjudged documents and queries retrieving
+    nothing (absent: ``-c``)."""
     rng = random.Random(seed)
     prefs, run = [], []
     for qn in range(rng.randint(2, 6)):
@@ -119,12 +125,14 @@ def _write_random_prefs(out: Path, seed: int) -> None:
         pool = [f"d{i}" for i in range(rng.randint(2, 12))]
         for jn in range(rng.randint(1, 3)):
             hidden = {d: rng.choice([0, 0, 1, 2, 3, 4.5]) for d in pool}
-            for sn in range(rng.randint(1, 3)):
+            for sn in range(1 if qrels_form else rng.randint(1, 3)):
                 judged = rng.sample(pool, rng.randint(1, len(pool)))
-                prefs += [f"{qid} j{jn} s{sn} {d} {hidden[d]}" for d in judged]
+                sub = "" if qrels_form else f" s{sn}"
+                prefs += [f"{qid} j{jn}{sub} {d} {hidden[d]}" for d in judged]
         for d in rng.sample(pool + ["x0", "x1", "x2"], rng.randint(0, len(pool))):
             run.append(f"{qid} Q0 {d} 1 {rng.randint(1, 8)} rand{seed}")
-    (out / f"rand{seed}.prefs").write_text("\n".join(prefs) + "\n", encoding="utf-8")
+    name = f"rand{seed}.{'qrels_prefs' if qrels_form else 'prefs'}"
+    (out / name).write_text("\n".join(prefs) + "\n", encoding="utf-8")
     (out / f"rand{seed}.run").write_text("\n".join(run) + "\n", encoding="utf-8")
 
 
@@ -200,10 +208,13 @@ COMMANDS = [
     ("out.prefs.M", f"-q -M 3 -R prefs {_ALL_PREFS} prefs.txt run_prefs.txt", None),
     ("out.prefs.J.n", "-q -n -J -R prefs -m prefs prefs.txt run_prefs.txt", None),
     ("out.qrels_prefs", "-R qrels_prefs -m prefs qrels_prefs.txt run_prefs.txt", None),
-    ("out.qrels_prefs.q.c.M", f"-q -c -M 4 -R qrels_prefs {_ALL_PREFS} qrels_prefs.txt run_prefs_part.txt",
+    ("out.qrels_prefs.q.c.M", "-q -c -M 4 -R qrels_prefs -m all_prefs qrels_prefs.txt run_prefs_part.txt",
      None),
+    ("out.qrels_prefs.all", "-q -R qrels_prefs -m all_prefs qrels_prefs.txt run_prefs.txt", None),
     *((f"out.rand{seed}", f"-q -c -R prefs -m runid -m num_q {_ALL_PREFS} rand{seed}.prefs rand{seed}.run",
        None) for seed in RANDOM_PREFS),
+    *((f"out.rand{seed}", f"-q -c -R qrels_prefs -m all_prefs rand{seed}.qrels_prefs rand{seed}.run", None)
+      for seed in RANDOM_QRELS_PREFS),
 ]
 
 
@@ -225,6 +236,8 @@ def main(argv: list[str]) -> int:
     _write_prefs(out)
     for seed in RANDOM_PREFS:
         _write_random_prefs(out, seed)
+    for seed in RANDOM_QRELS_PREFS:
+        _write_random_prefs(out, seed, qrels_form=True)
     version = subprocess.run([str(binary), "-v"], capture_output=True, text=True).stderr.strip()
     listed = []
     for name, line, stdin in COMMANDS:

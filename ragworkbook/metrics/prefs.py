@@ -31,8 +31,13 @@ Besides: ``prefs_num_prefs_poss`` (the preferences, retrieved or not), ``prefs_n
 retrieved); their summary (``all``) line is the sum over queries, the others' the mean (summed in query
 order, as trec_eval does). A ratio with nothing to count is 0. ``-M N`` keeps the first N documents of
 each ranking before anything is counted; ``-J`` (judged documents only) leaves every ranking's order of
-judged documents as it is, so no value changes. ``prefs_avgjg_Rnonrel`` and ``prefs_avgjg_Rnonrel_ret``
-are not implemented (:data:`NOT_IMPLEMENTED`).
+judged documents as it is, so no value changes.
+
+``prefs_avgjg_Rnonrel`` and ``prefs_avgjg_Rnonrel_ret`` count, within each JG, as many non-relevant
+documents (level 0) as relevant ones (level > 0): their terms are those the C trec_eval 10 computes,
+measured against it (:func:`_rnonrel_ratio`), for judgment groups of one sub-group (every
+``qrels_prefs`` file); a JG of several sub-groups is refused for these two measures, its result in the C
+program not being reproduced.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PREFS_SET", "ALL_PREFS", "COUNTS", "NOT_IMPLEMENTED", "PrefsRequest", "PrefsResult",
+__all__ = ["PREFS_SET", "ALL_PREFS", "COUNTS", "PrefsRequest", "PrefsResult",
            "prefs_request", "jg_preferences", "query_values", "evaluate_prefs", "prefs_lines", "rankings",
            "ir_eval_prefs"]
 
@@ -54,8 +59,6 @@ ALL_PREFS = (*PREFS_SET, "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_re
              "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
 #: The counts: printed as whole numbers, summed (not averaged) on the ``all`` line.
 COUNTS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret")
-#: Measures ir-eval refuses (with the command to use instead).
-NOT_IMPLEMENTED = ("prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret")
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,7 @@ class PrefsRequest:
 def prefs_request(measures: Sequence[str]) -> PrefsRequest:
     """trec_eval ``-m`` arguments of a ``-R prefs`` / ``-R qrels_prefs`` run -> :class:`PrefsRequest`.
     ``prefs`` and ``all_prefs`` are the sets (runid and num_q with them). ValueError for a measure
-    that is not a preference measure (trec_eval cannot compute the others from preferences), or one of
-    :data:`NOT_IMPLEMENTED`."""
+    that is not a preference measure (trec_eval cannot compute the others from preferences)."""
     wanted: set[str] = set()
     runid = num_q = False
     if not measures:
@@ -92,10 +94,6 @@ def prefs_request(measures: Sequence[str]) -> PrefsRequest:
             raise ValueError(f"measure {name!r} cannot be computed from preferences (-R prefs / "
                              f"qrels_prefs): the measures are runid, num_q, {', '.join(ALL_PREFS)} and "
                              "the sets prefs and all_prefs")
-    refused = [m for m in NOT_IMPLEMENTED if m in wanted]
-    if refused:
-        raise ValueError(f"{' and '.join(refused)}: not implemented in ir-eval; ask for the others "
-                         "(-m prefs, or single measures) or use the C trec_eval for these")
     return PrefsRequest(tuple(m for m in ALL_PREFS if m in wanted), runid, num_q)
 
 
@@ -132,8 +130,9 @@ def _ratio(num: float, den: float) -> float:
 
 def query_values(groups: Mapping[str, Mapping[str, Mapping[str, float]]], ranking: Sequence[str],
                  where: str = "") -> dict[str, float]:
-    """Every measure of :data:`ALL_PREFS` but :data:`NOT_IMPLEMENTED` for one query: its judgment groups
-    ``{jg: {jsg: {docno: rel_level}}}`` and its ranking (the retrieved docnos, best first)."""
+    """Every measure of :data:`ALL_PREFS` for one query: its judgment groups ``{jg: {jsg: {docno:
+    rel_level}}}`` and its ranking (the retrieved docnos, best first). ``prefs_avgjg_Rnonrel[_ret]`` are
+    left out when a judgment group has several sub-groups (not reproduced)."""
     position = {d: i for i, d in enumerate(ranking)}
     # per family (plain, ret, imp): fulfilled and possible totals, per-JG ratios, per-pair counts
     ful = {"": 0, "_ret": 0, "_imp": 0}
@@ -163,6 +162,22 @@ def query_values(groups: Mapping[str, Mapping[str, Mapping[str, float]]], rankin
                 counts[0] += g
                 counts[1] += 1
     n_jg = len(groups)
+    rnonrel = {"": 0.0, "_ret": 0.0}
+    several = [jg for jg, subgroups in groups.items() if len(subgroups) > 1]
+    for jg, subgroups in groups.items():
+        if several:
+            break  # prefs_avgjg_Rnonrel[_ret] are not computed
+        docs, pref = jg_preferences(subgroups, where=f"{where}judgment group {jg!r}: ")
+        level = {}
+        for sub in subgroups.values():
+            for d, lev in sub.items():
+                level[d] = max(level.get(d, lev), lev)
+        pos = np.array([position.get(d, -1) for d in docs], dtype=np.int64)
+        rel = np.array([level[d] > 0 for d in docs], dtype=bool)
+        for fam in rnonrel:
+            ratio = _rnonrel_ratio(pref, pos, rel, retrieved_only=fam == "_ret")
+            rnonrel[fam] += np.nan if ratio is None else ratio  # a group without R: the query's value is 0
+    n_jg = len(groups)
     out: dict[str, float] = {"prefs_num_prefs_poss": poss[""], "prefs_num_prefs_ful": ful[""],
                              "prefs_num_prefs_ful_ret": ful["_ret"]}
     for fam in ("", "_ret", "_imp"):
@@ -170,7 +185,48 @@ def query_values(groups: Mapping[str, Mapping[str, Mapping[str, float]]], rankin
         shares = [f / p for f, p in pairs[fam].values()]
         out[f"prefs_pair{fam}"] = _ratio(sum(shares), len(shares))
         out[f"prefs_avgjg{fam}"] = _ratio(jg_sum[fam], n_jg)
+    for fam, total in rnonrel.items():
+        if not several:  # else left out: not computed
+            out[f"prefs_avgjg_Rnonrel{fam}"] = 0.0 if np.isnan(total) else _ratio(total, n_jg)
     return out
+
+
+def _rnonrel_ratio(pref: np.ndarray, pos: np.ndarray, rel: np.ndarray, *,
+                   retrieved_only: bool) -> float | None:
+    """One judgment group's ``prefs_avgjg_Rnonrel`` (``retrieved_only``: ``_Rnonrel_ret``) ratio, as the C
+    trec_eval 10 computes it (measured against it; its help describes the intent, not every term).
+
+    R and N are the group's relevant (level > 0) and non-relevant (level 0) documents (with
+    ``retrieved_only``, the retrieved ones; the preferences counted are then those with both documents
+    retrieved). When N <= R, R - N non-relevant documents are conceptually added below every ranking:
+    each relevant document gains R - N preferences, fulfilled for a retrieved one. When N > R, only the
+    first R non-relevant documents (rank order) are kept: fulfilled = the kept preferences fulfilled plus
+    the pairs of kept non-relevant documents with one retrieved; possible = all the group's preferences
+    plus R * R. None when R is 0: the C program then gives the whole query 0, whatever its other
+    groups."""
+    retrieved = pos >= 0
+    a, b = np.nonzero(pref)
+    if retrieved_only:
+        keep = retrieved[a] & retrieved[b]
+        a, b = a[keep], b[keep]
+    good = retrieved[a] & (~retrieved[b] | (pos[a] < pos[b]))
+    possible = a.size
+    counted = retrieved if retrieved_only else np.ones(pos.size, dtype=bool)
+    n_rel = int(np.count_nonzero(rel & counted))
+    nonrel = np.flatnonzero(~rel & counted)
+    if n_rel == 0:
+        return None
+    if nonrel.size <= n_rel:
+        gap = n_rel - nonrel.size
+        ful = int(np.count_nonzero(good)) + int(np.count_nonzero(rel & retrieved)) * gap
+        return _ratio(ful, possible + int(np.count_nonzero(rel)) * gap)
+    order = np.where(retrieved[nonrel], pos[nonrel], np.iinfo(np.int64).max)
+    kept = np.zeros(pos.size, dtype=bool)
+    kept[nonrel[np.argsort(order, kind="stable")[:n_rel]]] = True
+    used = (rel | kept)[a] & (rel | kept)[b]
+    n_ret = int(np.count_nonzero(kept & retrieved))
+    pairs = n_rel * (n_rel - 1) // 2 - (n_rel - n_ret) * (n_rel - n_ret - 1) // 2  # one of the two retrieved
+    return _ratio(int(np.count_nonzero(good & used)) + pairs, possible + n_rel * n_rel)
 
 
 @dataclass
@@ -198,6 +254,12 @@ def evaluate_prefs(prefs: Mapping[str, Mapping[str, Mapping[str, Mapping[str, fl
             ranking = ranking[:depth]
         per = query_values(prefs[qid], ranking, where=f"query {qid!r}, ")
         for m in measures:
+            if m not in per:
+                jg = next(jg for jg, subgroups in prefs[qid].items() if len(subgroups) > 1)
+                raise ValueError(f"{m}: query {qid!r}, judgment group {jg!r} has several sub-groups; "
+                                 "ir-eval computes this measure only for judgment groups of one sub-group "
+                                 "(as every -R qrels_prefs file has): what the C trec_eval computes for "
+                                 "several is not reproduced. Leave the measure out or use the C trec_eval")
             values[m].append(per[m])
     summary: dict[str, float] = {}
     for m in measures:

@@ -51,7 +51,7 @@ def test_the_fixtures_were_written_by_the_c_trec_eval():
     assert any("qrels_jg" in c["args"] for c in MANIFEST["commands"])  # judgment groups
     for form in ("prefs", "qrels_prefs"):  # preferences, with -q, -c, -M, -J, -n and -m
         assert any(form in c["args"] for c in MANIFEST["commands"])
-    assert sum(c["expected"].startswith("out.rand") for c in MANIFEST["commands"]) == 5  # random cases
+    assert sum(c["expected"].startswith("out.rand") for c in MANIFEST["commands"]) == 8  # random cases
 
 
 @pytest.mark.parametrize("cmd", MANIFEST["commands"], ids=[c["expected"] for c in MANIFEST["commands"]])
@@ -144,11 +144,14 @@ def test_judged_only_agrees_with_pytrec_eval(capsys):
 def test_refused_formats_and_version(capsys):
     for flags, word in ((["-R", "prefs"], "needs preference measures"),  # trec_eval's default set: no
                         (["-R", "qrels_prefs", "-m", "map"], "cannot be computed from preferences"),
-                        (["-R", "prefs", "-m", "all_prefs"],
-                         "prefs_avgjg_Rnonrel and prefs_avgjg_Rnonrel_ret: not implemented"),
                         (["-R", "qrels_pref"], "illegal relevance format"),
                         (["-T", "trec_time"], "illegal retrieval results format")):
         assert main(["ir-eval", *flags, str(OPTIONS / "qrels.txt"), str(OPTIONS / "run.txt")]) == 2
         assert word in capsys.readouterr().err
+    # prefs_avgjg_Rnonrel on a judgment group of several sub-groups: refused, naming the query and group
+    assert main(["ir-eval", "-R", "prefs", "-m", "all_prefs", str(OPTIONS / "prefs.txt"),
+                 str(OPTIONS / "run_prefs.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "prefs_avgjg_Rnonrel: query 'p1', judgment group 'u1' has several sub-groups" in err
     assert main(["ir-eval", "-v"]) == 0
     assert capsys.readouterr().err.startswith("trec_eval version 10.0-rc3")

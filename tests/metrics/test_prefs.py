@@ -12,7 +12,6 @@ import pytest
 from ragworkbook.corpus.trec import read_prefs
 from ragworkbook.metrics.prefs import (
     ALL_PREFS,
-    NOT_IMPLEMENTED,
     PREFS_SET,
     evaluate_prefs,
     ir_eval_prefs,
@@ -105,13 +104,12 @@ def test_the_request_follows_trec_eval_sets_and_order():
     assert r.measures == ("prefs_num_prefs_ful", "prefs_simp") and not r.runid and not r.num_q
     r = prefs_request(["prefs"])
     assert r.measures == PREFS_SET and r.runid and r.num_q
-    with pytest.raises(ValueError, match="not implemented"):
-        prefs_request(["all_prefs"])
+    assert prefs_request(["all_prefs"]).measures == ALL_PREFS
     with pytest.raises(ValueError, match="cannot be computed from preferences"):
         prefs_request(["map"])
     with pytest.raises(ValueError, match="-m prefs"):
         prefs_request([])
-    assert set(NOT_IMPLEMENTED) < set(ALL_PREFS) and len(ALL_PREFS) == 14
+    assert len(ALL_PREFS) == 14
 
 
 def test_output_lines(tmp_path):
@@ -138,3 +136,39 @@ def test_read_prefs_both_forms_and_its_errors(tmp_path):
     p.write_text("q1 u1 s1 d1 high\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 1: the rel_level 'high' is not a finite number"):
         read_prefs(p)
+
+
+def _rnonrel(levels, ranking):
+    v = query_values({"u": {"u": levels}}, ranking)
+    return v["prefs_avgjg_Rnonrel"], v["prefs_avgjg_Rnonrel_ret"]
+
+
+def test_rnonrel_adds_missing_nonrelevant_documents_below_the_ranking():
+    # R = 2 relevant, N = 0: 2 * (2 - 0) preferences added, fulfilled for each retrieved relevant one
+    assert _rnonrel({"a": 2, "b": 1}, ["b", "a"]) == pytest.approx((0.8, 0.8))  # (0 + 4) / (1 + 4)
+    assert _rnonrel({"a": 2, "b": 1, "c": 0}, ["c", "a", "b"])[0] == pytest.approx(3 / 5)  # (1 + 2) / (3 + 2)
+    # only one of the two relevant documents retrieved: it alone fulfils the added ones
+    assert _rnonrel({"a": 2, "b": 2}, ["a", "x"]) == pytest.approx((0.5, 0.5))
+
+
+def test_rnonrel_keeps_the_first_r_nonrelevant_documents_as_the_c_program_counts_them():
+    # R = 1, N = 4, ranking r0 n2: the C trec_eval gives 1/5 (all 4 preferences + 1 * 1 possible) and,
+    # among the retrieved (R = 1, N = 1), 1
+    levels = {"r0": 1, "n0": 0, "n1": 0, "n2": 0, "n3": 0}
+    assert _rnonrel(levels, ["r0", "n2"]) == pytest.approx((1 / 5, 1.0))
+    # R = 2, N = 3, all retrieved in order: 6 / 11 (measured on the C program)
+    assert _rnonrel({"a": 2, "b": 1, "c": 0, "d": 0, "e": 0}, list("abcde"))[0] == pytest.approx(6 / 11)
+
+
+def test_rnonrel_is_zero_for_a_query_with_a_group_without_relevant_documents():
+    groups = {"j0": {"s": {"d2": 3, "d1": 0}}, "j1": {"s": {"d5": 0, "d4": 0}}}
+    v = query_values(groups, ["d2", "d1", "d0"])
+    assert v["prefs_avgjg"] == 0.5 and v["prefs_avgjg_Rnonrel"] == 0.0  # as the C trec_eval 10 gives
+
+
+def test_rnonrel_on_several_sub_groups_is_refused_with_the_place():
+    prefs = {"q1": {"u": {"s1": {"a": 2, "b": 0}, "s2": {"a": 1, "c": 0}}}}
+    assert "prefs_avgjg_Rnonrel" not in query_values(prefs["q1"], ["a"])
+    assert evaluate_prefs(prefs, {"q1": ["a"]}, ["prefs_simp"]).values["prefs_simp"] == [1.0]
+    with pytest.raises(ValueError, match="query 'q1', judgment group 'u' has several sub-groups"):
+        evaluate_prefs(prefs, {"q1": ["a"]}, ["prefs_avgjg_Rnonrel"])
