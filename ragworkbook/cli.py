@@ -1023,8 +1023,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
                    help="the relevance file's format: qrels; qrels_jg (judgment groups: -m qrels_jg); prefs "
                    "('qid jg jsg docno rel_level') and qrels_prefs (a qrels file read as preferences), with "
-                   "trec_eval's preference measures (-m prefs, -m all_prefs; prefs_avgjg_Rnonrel[_ret] are "
-                   "refused)")
+                   "trec_eval's preference measures (-m prefs, -m all_prefs; prefs_avgjg_Rnonrel[_ret] only "
+                   "for judgment groups of one sub-group)")
     p.add_argument("-T", "--Results_format", dest="results_format", default="trec_results", metavar="FORMAT",
                    help="the run file's format: trec_results, trec_eval 10's only one")
     p.add_argument("-D", "--Debug_level", dest="debug", default=None, metavar="LEVEL[.QID]",
