@@ -134,17 +134,34 @@ def query_values(groups: Mapping[str, Mapping[str, Mapping[str, float]]], rankin
     rel_level}}}`` and its ranking (the retrieved docnos, best first). ``prefs_avgjg_Rnonrel[_ret]`` are
     left out when a judgment group has several sub-groups (not reproduced)."""
     position = {d: i for i, d in enumerate(ranking)}
-    # per family (plain, ret, imp): fulfilled and possible totals, per-JG ratios, per-pair counts
-    ful = {"": 0, "_ret": 0, "_imp": 0}
-    poss = {"": 0, "_ret": 0, "_imp": 0}
-    jg_sum = {"": 0.0, "_ret": 0.0, "_imp": 0.0}
-    pairs: dict[str, dict[tuple[str, str], list[int]]] = {"": {}, "_ret": {}, "_imp": {}}
+    families = ("", "_ret", "_imp")  # plain, both retrieved, one retrieved at least
+    ful = dict.fromkeys(families, 0)
+    poss = dict.fromkeys(families, 0)
+    jg_sum = dict.fromkeys(families, 0.0)
+    # each preference's unordered document pair (a number per pair in the query) and whether it is fulfilled
+    pair_keys: dict[str, list[np.ndarray]] = {fam: [] for fam in families}
+    pair_good: dict[str, list[np.ndarray]] = {fam: [] for fam in families}
+    numbers: dict[str, int] = {}
+    several = any(len(subgroups) > 1 for subgroups in groups.values())
+    rnonrel = {"": 0.0, "_ret": 0.0}
     for jg, subgroups in groups.items():
         docs, pref = jg_preferences(subgroups, where=f"{where}judgment group {jg!r}: ")
+        pos = np.array([position.get(d, -1) for d in docs], dtype=np.int64)
+        if not several:
+            level: dict[str, float] = {}
+            for sub in subgroups.values():
+                for d, lev in sub.items():
+                    level[d] = max(level.get(d, lev), lev)
+            rel = np.array([level[d] > 0 for d in docs], dtype=bool)
+            for fam in rnonrel:
+                ratio = _rnonrel_ratio(pref, pos, rel, retrieved_only=fam == "_ret")
+                rnonrel[fam] += np.nan if ratio is None else ratio  # a group without R: the query's 0
         a, b = np.nonzero(pref)
         if not a.size:
             continue  # a JG without preferences adds 0 to avgjg's sum (and 1 to its count)
-        pos = np.array([position.get(d, -1) for d in docs], dtype=np.int64)
+        number = np.array([numbers.setdefault(d, len(numbers)) for d in docs], dtype=np.int64)
+        lo, hi = np.minimum(number[a], number[b]), np.maximum(number[a], number[b])
+        key = lo * (1 << 31) + hi
         pa_, pb = pos[a], pos[b]
         ret_a, ret_b = pa_ >= 0, pb >= 0
         both = ret_a & ret_b
@@ -155,35 +172,21 @@ def query_values(groups: Mapping[str, Mapping[str, Mapping[str, float]]], rankin
             ful[fam] += f
             poss[fam] += p
             jg_sum[fam] += _ratio(f, p)
-            table = pairs[fam]
-            for i, j, g in zip(a[keep].tolist(), b[keep].tolist(), good[keep].tolist(), strict=True):
-                key = (docs[i], docs[j]) if docs[i] < docs[j] else (docs[j], docs[i])
-                counts = table.setdefault(key, [0, 0])
-                counts[0] += g
-                counts[1] += 1
-    n_jg = len(groups)
-    rnonrel = {"": 0.0, "_ret": 0.0}
-    several = [jg for jg, subgroups in groups.items() if len(subgroups) > 1]
-    for jg, subgroups in groups.items():
-        if several:
-            break  # prefs_avgjg_Rnonrel[_ret] are not computed
-        docs, pref = jg_preferences(subgroups, where=f"{where}judgment group {jg!r}: ")
-        level = {}
-        for sub in subgroups.values():
-            for d, lev in sub.items():
-                level[d] = max(level.get(d, lev), lev)
-        pos = np.array([position.get(d, -1) for d in docs], dtype=np.int64)
-        rel = np.array([level[d] > 0 for d in docs], dtype=bool)
-        for fam in rnonrel:
-            ratio = _rnonrel_ratio(pref, pos, rel, retrieved_only=fam == "_ret")
-            rnonrel[fam] += np.nan if ratio is None else ratio  # a group without R: the query's value is 0
+            pair_keys[fam].append(key[keep])
+            pair_good[fam].append(good[keep])
+    pairs = {}
+    for fam in families:
+        keys = np.concatenate(pair_keys[fam]) if pair_keys[fam] else np.zeros(0, dtype=np.int64)
+        _, which = np.unique(keys, return_inverse=True)
+        fulfilled = np.bincount(which, weights=np.concatenate(pair_good[fam]) if keys.size else None)
+        shares = (fulfilled / np.bincount(which)).tolist() if keys.size else []
+        pairs[fam] = _ratio(sum(shares), len(shares))
     n_jg = len(groups)
     out: dict[str, float] = {"prefs_num_prefs_poss": poss[""], "prefs_num_prefs_ful": ful[""],
                              "prefs_num_prefs_ful_ret": ful["_ret"]}
     for fam in ("", "_ret", "_imp"):
         out[f"prefs_simp{fam}"] = _ratio(ful[fam], poss[fam])
-        shares = [f / p for f, p in pairs[fam].values()]
-        out[f"prefs_pair{fam}"] = _ratio(sum(shares), len(shares))
+        out[f"prefs_pair{fam}"] = pairs[fam]
         out[f"prefs_avgjg{fam}"] = _ratio(jg_sum[fam], n_jg)
     for fam, total in rnonrel.items():
         if not several:  # else left out: not computed
