@@ -207,6 +207,7 @@ COMMANDS = [
     ("out.prefs.c", f"-q -c -R prefs -m runid {_ALL_PREFS} prefs.txt run_prefs_part.txt", None),
     ("out.prefs.M", f"-q -M 3 -R prefs {_ALL_PREFS} prefs.txt run_prefs.txt", None),
     ("out.prefs.J.n", "-q -n -J -R prefs -m prefs prefs.txt run_prefs.txt", None),
+    ("out.prefs.D", "-q -D 0.p5 -R prefs -m prefs prefs.txt run_prefs.txt", None),
     ("out.qrels_prefs", "-R qrels_prefs -m prefs qrels_prefs.txt run_prefs.txt", None),
     ("out.qrels_prefs.q.c.M", "-q -c -M 4 -R qrels_prefs -m all_prefs qrels_prefs.txt run_prefs_part.txt",
      None),
