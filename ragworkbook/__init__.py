@@ -12,7 +12,7 @@ returns a result with ``to_pandas()``, ``summary()``, ``ledger()`` and ``save(pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 __all__ = ["evaluate", "EvaluationResult", "__version__"]
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.evaluation.api import EvaluationResult, evaluate
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """``evaluate`` and ``EvaluationResult``, imported when first used (``import ragworkbook`` stays
     cheap)."""
     if name in ("evaluate", "EvaluationResult"):

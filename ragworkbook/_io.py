@@ -43,8 +43,11 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias, TypeVar
+
+from ragworkbook._types import JSON
 
 __all__ = ["PIPE_WAIT", "DiskFull", "OutputConflict", "as_regular_file", "atomic_write_bytes",
            "atomic_write_text", "atomic_write_json", "check_output", "check_writable", "check_not_input",
@@ -53,6 +56,14 @@ __all__ = ["PIPE_WAIT", "DiskFull", "OutputConflict", "as_regular_file", "atomic
 #: Seconds :func:`read_input` waits for a pipe's writer to send something before giving up
 #: (``$RAGWORKBOOK_PIPE_WAIT`` overrides it).
 PIPE_WAIT = 30.0
+
+#: A path as the commands and functions take it.
+StrPath: TypeAlias = str | os.PathLike[str]
+#: The files a command reads, by option (:func:`check_output`): a path, the paths of a repeatable
+#: option, or None (not given).
+Inputs: TypeAlias = Mapping[str, StrPath | list[StrPath] | tuple[StrPath, ...] | None]
+
+_T = TypeVar("_T")
 
 
 class DiskFull(OSError):
@@ -159,8 +170,17 @@ def _state(path: Path) -> tuple[int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-#: claimed outputs (:func:`check_output`): target path -> [the state last seen or written, redirect]
-_CLAIMS: dict[str, list[Any]] = {}
+@dataclass
+class _Claim:
+    """An output claimed by :func:`check_output`: the state of its file last seen or written
+    (:func:`_state`), and where this run's data goes instead after a conflict."""
+
+    state: tuple[int, int, int, int] | None
+    redirect: Path | None = None
+
+
+#: claimed outputs (:func:`check_output`), by target path
+_CLAIMS: dict[str, _Claim] = {}
 
 
 def _beside(path: Path) -> Path:
@@ -184,24 +204,24 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """
     path = _target(Path(path))
     claim = _CLAIMS.get(os.path.abspath(path))
-    if claim is not None and claim[1] is not None:
-        path = claim[1]  # an earlier conflict: this run's data goes beside
+    if claim is not None and claim.redirect is not None:
+        path = claim.redirect  # an earlier conflict: this run's data goes beside
         claim = None
     if claim is None:
         _write_file(path, data)
         return path
     with file_lock(path):
         now = _state(path)
-        if now != claim[0]:
+        if now != claim.state:
             other = _beside(path)
             _write_file(other, data)
-            claim[1] = other
+            claim.redirect = other
             raise OutputConflict(
                 f"{path} was written by another process while this one ran (two runs with the same output?): "
                 f"it is left as that process wrote it, and this run's output is in {other}; run such "
                 "commands one after the other, or give each its own output file", other)
         _write_file(path, data)
-        claim[0] = _state(path)
+        claim.state = _state(path)
     return path
 
 
@@ -243,7 +263,7 @@ def _write_file(path: Path, data: bytes) -> None:
         raise
 
 
-def check_output(path: str | os.PathLike[str] | None, inputs: Mapping[str, Any] | None = None,
+def check_output(path: str | os.PathLike[str] | None, inputs: Inputs | None = None,
                  option: str = "--out") -> Path | None:
     """The output path of a command checked before any work, and claimed (see the module docstring).
 
@@ -271,7 +291,7 @@ def check_output(path: str | os.PathLike[str] | None, inputs: Mapping[str, Any] 
         raise _error(OSError, errno.EINVAL, f"{option} {target} is {what}{via}, not a regular file: the "
                      "output would replace it; give the path of a regular file")
     check_writable(target)
-    flat: dict[str, Any] = {}
+    flat: dict[str, StrPath | None] = {}
     for name, value in (inputs or {}).items():
         values = value if isinstance(value, (list, tuple)) else [value]
         for n, v in enumerate(values):
@@ -279,7 +299,7 @@ def check_output(path: str | os.PathLike[str] | None, inputs: Mapping[str, Any] 
     check_not_input(given, flat, option)
     if target != given:
         check_not_input(target, flat, option)
-    _CLAIMS[os.path.abspath(target)] = [_state(target), None]
+    _CLAIMS[os.path.abspath(target)] = _Claim(_state(target))
     return target
 
 
@@ -316,7 +336,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -> Path:
+def atomic_write_json(path: str | os.PathLike[str], obj: JSON, indent: int | None = 2) -> Path:
     """Serialise ``obj`` as UTF-8 JSON (keys kept in insertion order) and write atomically."""
     text = json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
     return atomic_write_text(path, text)
@@ -364,8 +384,8 @@ def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
         os.close(fd)
 
 
-def locked_update(path: str | os.PathLike[str], read: Callable[[Path], Any],
-                  merge: Callable[[Any], Any], write: Callable[[Path, Any], Any]) -> Any:
+def locked_update(path: str | os.PathLike[str], read: Callable[[Path], _T],
+                  merge: Callable[[_T], _T], write: Callable[[Path, _T], object]) -> _T:
     """Read-merge-write ``path`` under :func:`file_lock`: ``write(path, merge(read(path)))``.
 
     ``read`` must cope with a missing file; ``merge`` gets what is on disk *now* (another

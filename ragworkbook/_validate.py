@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import numpy as np
 
 
-def check_k(k: Any, name: str = "k", optional: bool = False) -> int | None:
+def check_k(k: object, name: str = "k", optional: bool = False) -> int | None:
     """Validate a cutoff or a count: a positive integer (``None`` allowed when ``optional``).
 
     Raises ``ValueError`` (never ``TypeError``) so that every caller, the command

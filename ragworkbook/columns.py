@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +25,8 @@ __all__ = ["Columns", "as_id_array", "row_indices", "numbers_of", "mask_of", "st
 _STRING_TYPES = (pa.string(), pa.large_string())
 
 
-def as_id_array(ids: Any) -> pa.Array | pa.ChunkedArray:
+def as_id_array(ids: pa.Array | pa.ChunkedArray | np.ndarray | Sequence[str | bytes],
+                ) -> pa.Array | pa.ChunkedArray:
     """Document ids as a pyarrow string array: a pyarrow (chunked) array of strings or binary, a numpy
     ``S``/``U``/object array or a sequence of ``str``/``bytes``. Bytes must be UTF-8 (ValueError)."""
     if isinstance(ids, (pa.Array, pa.ChunkedArray)):
@@ -158,7 +158,7 @@ class Columns:
         return len(self.q)
 
     @classmethod
-    def from_dict(cls, mapping: Mapping[Any, Mapping[Any, Any]], source: str = "",
+    def from_dict(cls, mapping: Mapping[str, Mapping[str, float]], source: str = "",
                   what: str = "value") -> Columns:
         """``{qid: {doc: value}}`` as columns (ids turned into strings; every value must be a number:
         ValueError naming the query and document otherwise)."""
@@ -201,7 +201,7 @@ class Columns:
         return self.doc[int(row)].as_py()
 
 
-def _as_dict(docs: Any, what: str, qid: Any, value: str) -> dict:
+def _as_dict(docs: object, what: str, qid: object, value: str) -> dict[object, object]:
     if type(docs) is dict:
         return docs
     if isinstance(docs, Mapping):
@@ -209,7 +209,7 @@ def _as_dict(docs: Any, what: str, qid: Any, value: str) -> dict:
     raise TypeError(f"{what}[{qid!r}] must be a mapping {{doc: {value}}}, got {type(docs).__name__}")
 
 
-def _check_numbers(what: str, qid: Any, docs: Mapping, value: str) -> None:
+def _check_numbers(what: str, qid: object, docs: Mapping[object, object], value: str) -> None:
     for doc, s in docs.items():
         if not isinstance(s, (int, float, np.floating, np.integer)) or isinstance(s, bool):
             raise ValueError(f"{what}: {value} of query {qid!r}, document {doc!r} must be a number, "

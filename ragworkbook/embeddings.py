@@ -18,9 +18,12 @@ import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 _LOCK = threading.Lock()
@@ -61,7 +64,7 @@ def quiet_transformers() -> None:
 
 
 @lru_cache(maxsize=4)
-def get_model(path: str | None = None) -> Any:
+def get_model(path: str | None = None) -> SentenceTransformer:
     """The SentenceTransformer for ``path`` (default: the local MiniLM), loaded once per process."""
     quiet_transformers()
     import torch

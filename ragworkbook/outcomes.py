@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from ragworkbook._types import JSON, JSONObject
 
 __all__ = ["SCORED", "FAILED", "UNDEFINED", "OUTCOMES", "Unscored", "Aggregate", "aggregate"]
 
@@ -50,7 +51,7 @@ class Unscored:
         return {"outcome": self.outcome, "reason": self.reason, "message": self.message}
 
     @classmethod
-    def from_dict(cls, d: Any, where: str = "") -> Unscored:
+    def from_dict(cls, d: JSON, where: str = "") -> Unscored:
         """Read the stored form back; ValueError naming ``where`` when it is malformed."""
         if not isinstance(d, dict) or not isinstance(d.get("outcome"), str) or not isinstance(
                 d.get("reason"), str):
@@ -85,7 +86,7 @@ class Aggregate:
         """Every item: scored, failed and undefined."""
         return self.n + self.failed + self.undefined
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form; NaN numbers become None."""
         return {"mean": _num_or_none(self.mean), "ci_low": _num_or_none(self.ci_low),
                 "ci_high": _num_or_none(self.ci_high), "n": self.n, "failed": self.failed,

@@ -22,9 +22,10 @@ and :func:`context_id` read any of them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook._types import JSON
     from ragworkbook.llm.base import Generation
 
 __all__ = [
@@ -77,8 +78,8 @@ class GeneratorLike(Protocol):
     model: str
 
     def chat(self, prompt_or_messages: str | Sequence[Mapping[str, str]], *, system: str | None = None,
-             schema: Mapping[str, Any] | None = None,
-             options: Mapping[str, Any] | None = None) -> Generation: ...
+             schema: Mapping[str, JSON] | None = None,
+             options: Mapping[str, JSON] | None = None) -> Generation: ...
 
 
 @runtime_checkable

@@ -204,3 +204,24 @@ def test_eval_pipeline_with_a_qrels_file(tmp_path, capsys, monkeypatch):
     assert rep.values("recall@3")[1] == 0.0  # judged, and its relevant chunk not retrieved
     assert rep.aggregates["recall@3"].n == 2 and rep.aggregates["recall@3"].undefined == 6
     assert "recall@3: 6 undefined (no_relevance)" in out
+
+
+def test_eval_help_lists_every_metric_of_the_registry(capsys, monkeypatch):
+    """``eval --help`` ends with the registry's metrics: a spec registered now is listed, none is missing."""
+    import re
+
+    from ragworkbook.metrics.registry import MetricSpec, registered, specs
+
+    monkeypatch.setenv("COLUMNS", "80")
+    spec = MetricSpec("answer_overlap_test", "generation", "Answer overlap (test)", "a test's metric",
+                      impl=lambda answer, reference: 0.0)
+    with registered(spec), pytest.raises(SystemExit) as done:
+        main(["eval", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    listed = out.split("metrics (from the registry")[1]
+    names = set(re.split(r"[\s,*]+", listed.split("card):", 1)[1]))
+    assert "answer_overlap_test" in names
+    assert {s.usage for s in specs()} <= names
+    assert "  judged: faithfulness*," in listed  # a default is starred
+    assert max(len(line) for line in listed.splitlines()) <= 78

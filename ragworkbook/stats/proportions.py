@@ -1,6 +1,6 @@
 """Rates with intervals that mean something: Wilson score or exact (Clopper-Pearson) intervals.
 
-A rate such as "the judge chose the answer shown first in 47 of 48 verdicts" is a
+A rate such as "the judge agreed with the annotators on 41 of 50 items" is a
 binomial proportion. Its interval should not be a bootstrap: resampling 0 of 12
 successes gives 0 every time, and the percentile interval [0, 0] claims a
 certainty 12 items cannot give. The Wilson score interval (Wilson 1927) is the

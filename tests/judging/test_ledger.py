@@ -175,7 +175,8 @@ def test_eval_prints_the_ledger_and_compare_shows_both(tmp_path, capsys, monkeyp
     answers = tmp_path / "answers.jsonl"
     answers.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     gens = []
-    monkeypatch.setattr(cli, "_generator", lambda args, announce: gens.append(CountingJudge()) or gens[-1])
+    monkeypatch.setattr(cli._common, "generator",
+                        lambda args, announce: gens.append(CountingJudge()) or gens[-1])
     outs = []
     for name in ("a", "b"):
         out = tmp_path / f"{name}.json"

@@ -166,7 +166,7 @@ def test_registering_twice_is_a_no_op_and_another_metric_under_its_name_refused(
 def test_eval_computes_a_rubric_from_a_file_and_charges_its_calls(tmp_path, capsys, monkeypatch,
                                                                    clean_registry):
     fake = CitationJudge()
-    monkeypatch.setattr(cli, "_generator", lambda args, announce: fake)
+    monkeypatch.setattr(cli._common, "generator", lambda args, announce: fake)
     out = tmp_path / "report.json"
     argv = ["eval", "--answers", str(_write_jsonl(tmp_path / "a.jsonl", RECORDS)), "--judge",
             "--rubric", str(_rubric_file(tmp_path)), "--metric", "token_f1", "--no-progress",
@@ -205,7 +205,7 @@ def _labelled(tmp_path):
 def test_judge_check_labels_reports_agreement_beside_the_baseline(tmp_path, capsys, monkeypatch,
                                                                   clean_registry):
     path, labels = _labelled(tmp_path)
-    monkeypatch.setattr(cli, "_generator", lambda args, announce: CitationJudge())
+    monkeypatch.setattr(cli._common, "generator", lambda args, announce: CitationJudge())
     out = tmp_path / "check.json"
     argv = ["judge-check", "--labels", str(path), "--rubric", str(_rubric_file(tmp_path)), "--json",
             "--out", str(out)]

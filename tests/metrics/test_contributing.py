@@ -104,7 +104,7 @@ def _answers(path, records):
 
 
 def _eval(tmp_path, name, records, metrics, monkeypatch):
-    monkeypatch.setattr(cli, "_generator", lambda args, announce: RuleJudge())
+    monkeypatch.setattr(cli._common, "generator", lambda args, announce: RuleJudge())
     out = tmp_path / f"{name}.json"
     argv = ["eval", "--answers", str(_answers(tmp_path / f"{name}.jsonl", records)), "--judge",
             "--metric", metrics, "--no-progress", "--out", str(out)]
