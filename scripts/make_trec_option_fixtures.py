@@ -10,6 +10,9 @@ against it byte for byte without the C program:
   lines carry two tags (``first`` then ``last``: trec_eval prints the last line's);
 - ``zscores.txt``: ``qid measure mean sd`` for most queries and measures (some missing, some sd 0);
 - ``qrels_jg.txt``: three judgment groups' judgements of the same queries (``-R qrels_jg``);
+- ``prefs.txt``, ``qrels_prefs.txt``, ``run_prefs.txt``, ``run_prefs_part.txt``: preferences
+  (``-R prefs``, ``-R qrels_prefs``) of several judgment groups and sub-groups, and runs for them;
+  ``rand*.prefs``, ``rand*.qrels_prefs``, ``rand*.run``: eight seeded random preference cases;
 - ``qrels160.txt``, ``run160.txt``: 160 queries whose P@5 mean lies on a rounding boundary, where
   summing in query order (trec_eval) and pairwise (numpy) print different last digits;
 - ``COMMANDS.json``: each command line (after ``trec_eval``, files relative to the folder), its
@@ -65,6 +68,72 @@ def _write_judgment_groups(out: Path) -> None:
             if rng.random() < 0.8:
                 lines.append(f"{q} {jg} {d} {g if jg == 'A' else rng.choice([0, 0, 1, 2])}")
     (out / "qrels_jg.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _write_prefs(out: Path) -> None:
+    """``prefs.txt`` (``-R prefs``: ``qid jg jsg docno rel_level``), ``qrels_prefs.txt`` (``-R
+    qrels_prefs``: ``qid jg docno rel_level``) and ``run_prefs.txt``, a run for them: eight queries with
+    one to three judgment groups each (judges that disagree), one to three sub-groups per group (levels
+    drawn from one hidden order per group, so a group stays consistent; ties within a sub-group), the
+    level 0 for non-relevant documents, documents retrieved and not, score ties, and a query whose
+    levels are all equal (no preference). ``run_prefs_part.txt`` lacks two of the queries (for ``-c``)."""
+    rng = random.Random(41)
+    prefs, qrels_prefs, run = [], [], []
+    for qn in range(1, 9):
+        qid = f"p{qn}"
+        pool = [f"d{i:02d}" for i in rng.sample(range(40), rng.randint(4, 12))]
+        for jn in range(1 if qn == 3 else rng.randint(1, 3)):
+            jg = f"u{jn + 1}"
+            hidden = {d: 1 if qn == 3 else rng.choice([0, 0, 1, 1, 2, 3, 4.5]) for d in pool}
+            for sn in range(rng.randint(1, 3)):
+                for d in rng.sample(pool, rng.randint(2, len(pool))):
+                    prefs.append(f"{qid} {jg} s{sn + 1} {d} {hidden[d]}")
+            for d in rng.sample(pool, rng.randint(2, len(pool))):
+                qrels_prefs.append(f"{qid} {jg} {d} {hidden[d]}")
+        retrieved = rng.sample(pool, rng.randint(1, len(pool))) + [f"x{i}" for i in range(rng.randint(0, 3))]
+        rng.shuffle(retrieved)
+        run += [f"{qid} Q0 {d} {r} {rng.randint(1, 6)} prefrun" for r, d in enumerate(retrieved, start=1)]
+    (out / "prefs.txt").write_text("\n".join(prefs) + "\n", encoding="utf-8")
+    (out / "qrels_prefs.txt").write_text("\n".join(qrels_prefs) + "\n", encoding="utf-8")
+    (out / "run_prefs.txt").write_text("\n".join(run) + "\n", encoding="utf-8")
+    part = [line for line in run if line.split()[0] not in ("p2", "p5")]
+    (out / "run_prefs_part.txt").write_text("\n".join(part) + "\n", encoding="utf-8")
+
+
+#: trec_eval's all_prefs but prefs_avgjg_Rnonrel[_ret] (ir-eval refuses them on a judgment group of several
+#: sub-groups; a qrels_prefs file has one per group and is asked for all_prefs)
+PREFS_MEASURES = ("prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair "
+                  "prefs_avgjg prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_simp_imp prefs_pair_imp "
+                  "prefs_avgjg_imp").split()
+_ALL_PREFS = " ".join(f"-m {m}" for m in PREFS_MEASURES)
+#: seeds of the random preference cases (``rand{seed}.prefs`` / ``rand{seed}.run``)
+RANDOM_PREFS = (101, 202, 303, 404, 505)
+
+
+#: seeds of the random qrels_prefs cases (``rand{seed}.qrels_prefs`` / ``rand{seed}.run``)
+RANDOM_QRELS_PREFS = (606, 707, 808)
+
+
+def _write_random_prefs(out: Path, seed: int, qrels_form: bool = False) -> None:
+    """A random case: up to six queries, up to three groups of up to three sub-groups (one with
+    ``qrels_form``), up to twelve documents, runs with ties, unjudged documents and queries retrieving
+    nothing (absent: ``-c``)."""
+    rng = random.Random(seed)
+    prefs, run = [], []
+    for qn in range(rng.randint(2, 6)):
+        qid = f"r{qn}"
+        pool = [f"d{i}" for i in range(rng.randint(2, 12))]
+        for jn in range(rng.randint(1, 3)):
+            hidden = {d: rng.choice([0, 0, 1, 2, 3, 4.5]) for d in pool}
+            for sn in range(1 if qrels_form else rng.randint(1, 3)):
+                judged = rng.sample(pool, rng.randint(1, len(pool)))
+                sub = "" if qrels_form else f" s{sn}"
+                prefs += [f"{qid} j{jn}{sub} {d} {hidden[d]}" for d in judged]
+        for d in rng.sample(pool + ["x0", "x1", "x2"], rng.randint(0, len(pool))):
+            run.append(f"{qid} Q0 {d} 1 {rng.randint(1, 8)} rand{seed}")
+    name = f"rand{seed}.{'qrels_prefs' if qrels_form else 'prefs'}"
+    (out / name).write_text("\n".join(prefs) + "\n", encoding="utf-8")
+    (out / f"rand{seed}.run").write_text("\n".join(run) + "\n", encoding="utf-8")
 
 
 def _write_zscores(out: Path, measures: list[str]) -> None:
@@ -131,6 +200,22 @@ COMMANDS = [
     ("out.jg", "-q -R qrels_jg -m qrels_jg qrels_jg.txt run.txt", None),
     ("out.jg.J.c", "-R qrels_jg -J -c -m map_avgjg -m P_avgjg.5,7 -m Rprec_mult_avgjg.0.5,1.5 qrels_jg.txt "
      "run.txt", None),
+    ("out.prefs", "-R prefs -m prefs prefs.txt run_prefs.txt", None),
+    ("out.prefs.q", "-q -R prefs -m prefs prefs.txt run_prefs.txt", None),
+    ("out.prefs.all", f"-q -R prefs {_ALL_PREFS} prefs.txt run_prefs.txt", None),
+    ("out.prefs.m", "-q -R prefs -m prefs_pair_imp -m num_q -m prefs_simp prefs.txt run_prefs.txt", None),
+    ("out.prefs.c", f"-q -c -R prefs -m runid {_ALL_PREFS} prefs.txt run_prefs_part.txt", None),
+    ("out.prefs.M", f"-q -M 3 -R prefs {_ALL_PREFS} prefs.txt run_prefs.txt", None),
+    ("out.prefs.J.n", "-q -n -J -R prefs -m prefs prefs.txt run_prefs.txt", None),
+    ("out.prefs.D", "-q -D 0.p5 -R prefs -m prefs prefs.txt run_prefs.txt", None),
+    ("out.qrels_prefs", "-R qrels_prefs -m prefs qrels_prefs.txt run_prefs.txt", None),
+    ("out.qrels_prefs.q.c.M", "-q -c -M 4 -R qrels_prefs -m all_prefs qrels_prefs.txt run_prefs_part.txt",
+     None),
+    ("out.qrels_prefs.all", "-q -R qrels_prefs -m all_prefs qrels_prefs.txt run_prefs.txt", None),
+    *((f"out.rand{seed}", f"-q -c -R prefs -m runid -m num_q {_ALL_PREFS} rand{seed}.prefs rand{seed}.run",
+       None) for seed in RANDOM_PREFS),
+    *((f"out.rand{seed}", f"-q -c -R qrels_prefs -m all_prefs rand{seed}.qrels_prefs rand{seed}.run", None)
+      for seed in RANDOM_QRELS_PREFS),
 ]
 
 
@@ -149,6 +234,11 @@ def main(argv: list[str]) -> int:
     _write_zscores(out, measures)
     _write_160(out)
     _write_judgment_groups(out)
+    _write_prefs(out)
+    for seed in RANDOM_PREFS:
+        _write_random_prefs(out, seed)
+    for seed in RANDOM_QRELS_PREFS:
+        _write_random_prefs(out, seed, qrels_form=True)
     version = subprocess.run([str(binary), "-v"], capture_output=True, text=True).stderr.strip()
     listed = []
     for name, line, stdin in COMMANDS:

@@ -37,10 +37,9 @@ def cmd_ir_eval(args: argparse.Namespace) -> int:
         files = [args.qrels, args.run]
     if len(files) != 2:
         raise UsageError(f"ir-eval takes two files, QRELS and RUN; got {len(files)}")
-    if args.rel_format not in ("qrels", "qrels_jg"):
-        raise UsageError(f"-R {args.rel_format}: trec_eval's {args.rel_format!r} relevance format (and its "
-                         "preference measures) is not implemented in ir-eval; it reads 'qrels' (the default) "
-                         "and 'qrels_jg'. Use the C trec_eval for it")
+    if args.rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
+        raise UsageError(f"-R {args.rel_format}: illegal relevance format; trec_eval 10's are qrels (the "
+                         "default), qrels_jg, prefs and qrels_prefs")
     if args.results_format != "trec_results":
         raise UsageError(f"-T {args.results_format}: illegal retrieval results format; trec_eval 10 has "
                          "one, 'trec_results' (the default)")
@@ -75,6 +74,25 @@ def _ir_eval(args: argparse.Namespace, files: list[str], shown_run: str) -> int:
 
     measures = list(args.measures or [])
     named = list(args.metric or [])
+    if args.rel_format in ("prefs", "qrels_prefs"):  # preferences: metrics.prefs does it all
+        from ragworkbook.corpus.trec import read_prefs, read_run
+        from ragworkbook.metrics.prefs import ir_eval_prefs, prefs_request
+
+        if named or args.zscores or args.json:
+            raise UsageError("with -R prefs / qrels_prefs give trec_eval's measures (-m prefs); --metric, -Z "
+                             "and --json are not read")
+        try:
+            prefs_request(measures)  # the measures checked before the files are read
+            prefs = read_prefs(files[0], qrels_form=args.rel_format == "qrels_prefs")
+            if args.debug is not None and "." in args.debug:
+                prefs = {q: v for q, v in prefs.items() if q == args.debug.partition(".")[2]}
+            lines = ir_eval_prefs(prefs, read_run(files[1]), measures, per_query=args.per_query,
+                                  show_summary=args.summary, complete=args.missing == "zero",
+                                  depth=args.depth, runid=last_tag(files[1]))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        write_stdout("".join(line + "\n" for line in lines))
+        return 0
     jg_renames: list[tuple[str, str]] | None = None
     if args.rel_format == "qrels_jg":  # judgment groups: the ordinary measures per group, averaged
         from ragworkbook.metrics.judgment_groups import avgjg_request
@@ -252,8 +270,10 @@ def add_parser(sub: Subparsers) -> None:
                    help="the number of documents in the collection: utility's fourth coefficient weighs "
                    "N + relevant retrieved - retrieved - relevant (trec_eval -N; default 0)")
     p.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
-                   help="the relevance file's format: qrels (trec_eval's prefs, qrels_prefs and qrels_jg "
-                   "are refused with a message)")
+                   help="the relevance file's format: qrels; qrels_jg (judgment groups: -m qrels_jg); prefs "
+                   "('qid jg jsg docno rel_level') and qrels_prefs (a qrels file read as preferences), with "
+                   "trec_eval's preference measures (-m prefs, -m all_prefs; prefs_avgjg_Rnonrel[_ret] only "
+                   "for judgment groups of one sub-group)")
     p.add_argument("-T", "--Results_format", dest="results_format", default="trec_results", metavar="FORMAT",
                    help="the run file's format: trec_results, trec_eval 10's only one")
     p.add_argument("-D", "--Debug_level", dest="debug", default=None, metavar="LEVEL[.QID]",

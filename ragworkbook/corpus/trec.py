@@ -61,8 +61,8 @@ import pyarrow.csv as pacsv
 from ragworkbook._io import as_regular_file, atomic_write_text, is_pipe
 from ragworkbook.columns import Columns, mask_of, numbers_of, row_indices
 
-__all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "write_qrels", "write_run",
-           "MAX_LINE_BYTES", "EXCERPT"]
+__all__ = ["read_qrels", "read_run", "read_qrels_columns", "read_run_columns", "read_prefs", "write_qrels",
+           "write_run", "MAX_LINE_BYTES", "EXCERPT"]
 
 PathLike = str | os.PathLike
 
@@ -650,6 +650,50 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, int | float]]:
 def read_run(path: PathLike) -> dict[str, dict[str, float]]:
     """Read a TREC run file into ``{qid: {docid: score}}`` (the rank column is ignored)."""
     return _to_dict(read_run_columns(path), "retrieved", integral=False)
+
+
+#: ``{qid: {judgment group: {judgment sub-group: {docno: rel_level}}}}``, as :func:`read_prefs` returns it.
+Prefs = dict[str, dict[str, dict[str, dict[str, float]]]]
+
+
+def read_prefs(path: PathLike, *, qrels_form: bool = False) -> Prefs:
+    """Read trec_eval's preference file (``-R prefs``: ``qid jg jsg docno rel_level``, five fields) or a
+    qrels file read as preferences (``qrels_form``, ``-R qrels_prefs``: ``qid jg docno rel_level``, the
+    judgment group its own single sub-group) -> ``{qid: {jg: {jsg: {docno: rel_level}}}}`` in file order.
+
+    Within a sub-group a document is preferred to every document of a lower level. Blank lines and
+    ``#`` lines are skipped. ValueError naming the line for a line with another number of fields, a
+    level that is not a finite number, or a document given twice in one sub-group."""
+    p = _checked_path(path, "prefs")
+    width = 4 if qrels_form else 5
+    shape = "qid jg docno rel_level" if qrels_form else "qid jg jsg docno rel_level"
+    out: Prefs = {}
+    with p.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if len(fields) != width:
+                raise ValueError(f"{p}, line {n}: a {'qrels_prefs' if qrels_form else 'prefs'} line is "
+                                 f"'{shape}' ({width} fields); got {line.strip()[:EXCERPT]!r}")
+            if qrels_form:
+                qid, jg, doc, level = fields
+                jsg = jg
+            else:
+                qid, jg, jsg, doc, level = fields
+            try:
+                value = float(level)
+            except ValueError:
+                value = float("nan")
+            if not np.isfinite(value):
+                raise ValueError(f"{p}, line {n}: the rel_level {level!r} is not a finite number")
+            docs = out.setdefault(qid, {}).setdefault(jg, {}).setdefault(jsg, {})
+            if doc in docs:
+                raise ValueError(f"{p}, line {n}: document {doc!r} appears twice in judgment group {jg!r}"
+                                 f"{'' if qrels_form else f', sub-group {jsg!r}'} of query {qid!r}; keep one "
+                                 "line")
+            docs[doc] = value
+    return out
 
 
 # --------------------------------------------------------------------------- writing

@@ -1,4 +1,5 @@
-"""trec_eval's options in ``ragworkbook ir-eval``: -n, -J, -N, -Z, -D, -T, -R (qrels_jg: judgment groups),
+"""trec_eval's options in ``ragworkbook ir-eval``: -n, -J, -N, -Z, -D, -T, -R (qrels_jg: judgment groups;
+prefs and qrels_prefs: preferences),
 -o, -v, the long options, a run on standard input, means summed in query order and the last line's runid.
 
 Two references, neither of them code of ours:
@@ -48,6 +49,9 @@ def test_the_fixtures_were_written_by_the_c_trec_eval():
     for flag in ("-n", "--nosummary", "-J", "-N", "-Z", "-D", "-T", "-R", "-o", "-c", "-M", "-l", "-q", "-"):
         assert flag in flags
     assert any("qrels_jg" in c["args"] for c in MANIFEST["commands"])  # judgment groups
+    for form in ("prefs", "qrels_prefs"):  # preferences, with -q, -c, -M, -J, -n and -m
+        assert any(form in c["args"] for c in MANIFEST["commands"])
+    assert sum(c["expected"].startswith("out.rand") for c in MANIFEST["commands"]) == 8  # random cases
 
 
 @pytest.mark.parametrize("cmd", MANIFEST["commands"], ids=[c["expected"] for c in MANIFEST["commands"]])
@@ -138,9 +142,16 @@ def test_judged_only_agrees_with_pytrec_eval(capsys):
 
 
 def test_refused_formats_and_version(capsys):
-    for flag, value, word in (("-R", "qrels_prefs", "not implemented"), ("-R", "prefs", "not implemented"),
-                              ("-T", "trec_time", "illegal retrieval results format")):
-        assert main(["ir-eval", flag, value, str(OPTIONS / "qrels.txt"), str(OPTIONS / "run.txt")]) == 2
+    for flags, word in ((["-R", "prefs"], "needs preference measures"),  # trec_eval's default set: no
+                        (["-R", "qrels_prefs", "-m", "map"], "cannot be computed from preferences"),
+                        (["-R", "qrels_pref"], "illegal relevance format"),
+                        (["-T", "trec_time"], "illegal retrieval results format")):
+        assert main(["ir-eval", *flags, str(OPTIONS / "qrels.txt"), str(OPTIONS / "run.txt")]) == 2
         assert word in capsys.readouterr().err
+    # prefs_avgjg_Rnonrel on a judgment group of several sub-groups: refused, naming the query and group
+    assert main(["ir-eval", "-R", "prefs", "-m", "all_prefs", str(OPTIONS / "prefs.txt"),
+                 str(OPTIONS / "run_prefs.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "prefs_avgjg_Rnonrel: query 'p1', judgment group 'u1' has several sub-groups" in err
     assert main(["ir-eval", "-v"]) == 0
     assert capsys.readouterr().err.startswith("trec_eval version 10.0-rc3")
