@@ -268,11 +268,6 @@ class OpenAIGenerator(Generator):
         them apart)."""
         return f"openai@{self.url}"
 
-    @property
-    def has_key(self) -> bool:
-        """Whether requests carry an API key (the key itself is never shown)."""
-        return self.__key is not None
-
     def _scrub(self, text: str) -> str:
         """``text`` without the key or the URL's credentials."""
         if self.__key:

@@ -307,9 +307,3 @@ def close_all() -> None:
         workers = list(_WORKERS.values())
     for worker in workers:
         worker.close()
-
-
-def running_workers() -> list[LlamaWorker]:
-    """The workers with a live process, for diagnostics."""
-    with _WORKERS_GUARD:
-        return [w for w in _WORKERS.values() if w.pid is not None]

@@ -398,12 +398,6 @@ def same_text(answer: Any, expected: str, what: str = "the answer") -> tuple[boo
     return False, f"{answer.strip()!r} is not {what}"
 
 
-def as_fraction(value: float, max_denominator: int = 100) -> str:
-    """``value`` as a short fraction ("3/4") for explanations."""
-    f = Fraction(value).limit_denominator(max_denominator)
-    return f"{f.numerator}/{f.denominator}"
-
-
 @dataclass(frozen=True)
 class Number:
     """A numeric answer as an exercise declares it: the solution ``value``, the ``decimals`` its task asks
