@@ -296,24 +296,26 @@ def _carbon_ranking(ctx: _Context) -> tuple[list[str], dict[str, int]]:
     return ranking, grades
 
 
-def _b1(ctx: _Context) -> ReproducedNumber:
+def _precision_recall(ctx: _Context, row: str, k: int, precision: str, recall: str,
+                      reason: str) -> ReproducedNumber:
+    """Row ``row``: Precision@k and Recall@k of the carbon-pricing ranking against their documented
+    values."""
     from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
 
     ranking, grades = _carbon_ranking(ctx)
-    figs = [_fig("Precision@3", "0.667", precision_at_k(ranking, grades, 3)),
-            _fig("Recall@3", "0.5", recall_at_k(ranking, grades, 3))]
-    return _row("B1", "Precision@3, Recall@3 (carbon pricing)", "exact", figs,
-                reason="2 relevant (grade > 0) in the top 3; 4 relevant in all")
+    figs = [_fig(f"Precision@{k}", precision, precision_at_k(ranking, grades, k)),
+            _fig(f"Recall@{k}", recall, recall_at_k(ranking, grades, k))]
+    return _row(row, f"Precision@{k}, Recall@{k} (carbon pricing)", "exact", figs, reason=reason)
+
+
+def _b1(ctx: _Context) -> ReproducedNumber:
+    return _precision_recall(ctx, "B1", 3, "0.667", "0.5",
+                             reason="2 relevant (grade > 0) in the top 3; 4 relevant in all")
 
 
 def _b2(ctx: _Context) -> ReproducedNumber:
-    from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
-
-    ranking, grades = _carbon_ranking(ctx)
-    figs = [_fig("Precision@5", "0.8", precision_at_k(ranking, grades, 5)),
-            _fig("Recall@5", "1.0", recall_at_k(ranking, grades, 5))]
-    return _row("B2", "Precision@5, Recall@5 (carbon pricing)", "exact", figs,
-                reason="4 relevant in the top 5, all 4 of the corpus")
+    return _precision_recall(ctx, "B2", 5, "0.8", "1.0",
+                             reason="4 relevant in the top 5, all 4 of the corpus")
 
 
 def _b3(ctx: _Context) -> ReproducedNumber:
