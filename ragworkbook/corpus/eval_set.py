@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.answers import assign_ids, resolve_fields
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
@@ -89,7 +89,7 @@ class EvalSet:
         return [it.question for it in self.items]
 
 
-def as_items(eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> list[EvalItem]:
+def as_items(eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]]) -> list[EvalItem]:
     """The items of an eval set given as an :class:`EvalSet`, a list of :class:`EvalItem`, or a
     list of mappings with ``id``, ``question`` and ``reference`` (``keyword`` optional).
 
@@ -128,11 +128,11 @@ EVAL_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[EvalItem]:
+def _items_from_entries(entries: list[tuple[str, JSON]], source: str) -> list[EvalItem]:
     """Check every ``(where, record)`` against the eval-set schema and build the items, or raise
     every problem at once (:func:`~ragworkbook.corpus.jsonfile.raise_problems`)."""
     problems: list[str] = []
-    parsed: list[dict[str, Any]] = []
+    parsed: list[JSONObject] = []
     seen: dict[str, str] = {}  # id -> where its first item is (file and line)
     for where, rec in entries:
         if not isinstance(rec, dict):
@@ -158,7 +158,7 @@ def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[Eva
 
 
 def eval_set_from_records(
-    records: Iterable[dict[str, Any]], *, name: str = "", source: str = "<memory>", description: str = ""
+    records: Iterable[JSONObject], *, name: str = "", source: str = "<memory>", description: str = ""
 ) -> EvalSet:
     """Build a validated :class:`EvalSet` from dicts with a question and a reference (``id`` and
     ``keyword`` optional; RAGAS names accepted: see the ``eval-set`` schema). Every problem is
@@ -191,7 +191,7 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 
 def _load_eval_set(path: Path) -> EvalSet:
     text = read_text(path)
-    meta: dict[str, Any] = {}
+    meta: JSONObject = {}
     if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)
     else:

@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ragworkbook._io import is_pipe, read_input
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.document import Corpus, Page
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
@@ -51,7 +51,7 @@ DEFAULT_CORPUS = "attention_notes.json"
 TEXT_SUFFIXES = (".txt", ".md")
 
 
-def _page_from_record(rec: Any, where: str) -> Page:
+def _page_from_record(rec: JSON, where: str) -> Page:
     if not isinstance(rec, dict):
         raise DatasetError(f"{where}: a page must be a JSON object, got {type(rec).__name__}")
     if "page" not in rec:
@@ -64,7 +64,7 @@ def _page_from_record(rec: Any, where: str) -> Page:
 
 
 def corpus_from_pages(
-    pages: Iterable[Page | str | tuple[int, str] | dict[str, Any]], title: str = "", source: str = "<memory>"
+    pages: Iterable[Page | str | tuple[int, str] | JSONObject], title: str = "", source: str = "<memory>"
 ) -> Corpus:
     """Build a validated :class:`Corpus` from pages.
 
@@ -212,7 +212,7 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder")
     pages: list[Page] = []
-    files: list[dict[str, Any]] = []
+    files: list[JSONObject] = []
     skipped: list[str] = []
     for f in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = f.relative_to(folder)
@@ -234,7 +234,7 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
         pages.extend(Page(base + i, t) for i, t in enumerate(texts, start=1))
     if not files:
         raise DatasetError(f"{folder}: no PDF or text file (.pdf, {', '.join(TEXT_SUFFIXES)}) in this folder")
-    meta: dict[str, Any] = {"files": files}
+    meta: JSONObject = {"files": files}
     if skipped:
         meta["skipped"] = skipped
     return Corpus(title=title or folder.name, pages=pages, source=str(folder), meta=meta)
@@ -256,7 +256,7 @@ def _parse_json_corpus(path: Path) -> Corpus:
     text = read_text(path)
     if path.suffix.lower() == ".jsonl":
         records = parse_jsonl(path, text)
-        meta: dict[str, Any] = {"title": path.stem}
+        meta: JSONObject = {"title": path.stem}
         suffix = False
     else:
         obj = parse_json(path, text)
