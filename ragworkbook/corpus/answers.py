@@ -64,7 +64,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ragworkbook._io import atomic_write_text, is_pipe, read_input
 from ragworkbook._types import JSON, JSONObject
@@ -83,13 +83,8 @@ from ragworkbook.corpus.jsonfile import (
     read_text,
 )
 from ragworkbook.corpus.list_cells import ListCellError, parse_list_cell
-from ragworkbook.protocols import context_id, context_text
+from ragworkbook.protocols import AnswerLike, context_id, context_text
 from ragworkbook.schemas import record_problems
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from ragworkbook.pipeline.answers import RAGAnswer
 
 __all__ = ["FIELDS", "LIST_FIELDS", "SEPARATED_COLUMNS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord",
            "AnswerSet", "question_id", "assign_ids", "resolve_fields", "load_answer_records",
@@ -710,7 +705,15 @@ def _load_json(path: Path, text: str, source: str) -> AnswerSet:
                   source, lambda ln, i: location(path, ln) + (f" (record {i})" if i else ""))
 
 
-def answer_records(records: AnswerSet | Iterable[Mapping[str, object]] | pd.DataFrame, *,
+class _Frame(Protocol):
+    """A pandas DataFrame, as :func:`answer_records` reads it."""
+
+    columns: Iterable[str]
+
+    def to_dict(self, orient: str) -> list[dict[str, object]]: ...
+
+
+def answer_records(records: AnswerSet | Iterable[Mapping[str, object]] | _Frame, *,
                    source: str = "<memory>") -> AnswerSet:
     """Check records given in memory: a list of dicts (any accepted field names), a pandas
     DataFrame (one row per record; NaN = no value), or an :class:`AnswerSet` (returned as is).
@@ -726,7 +729,7 @@ def answer_records(records: AnswerSet | Iterable[Mapping[str, object]] | pd.Data
                   lambda _ln, i: f"{source}, record {i}", raw=False)
 
 
-def ragas_records(answers: Iterable[RAGAnswer | Mapping[str, JSON]],
+def ragas_records(answers: Iterable[AnswerLike | Mapping[str, JSON]],
                   relevant: Mapping[str, Iterable[str]] | None = None, *,
                   ids: bool = False) -> list[JSONObject]:
     """Answers as RAGAS 0.2 records: ``user_input``, ``response``, ``retrieved_contexts``,

@@ -26,13 +26,9 @@ from ragworkbook.corpus.answers import assign_ids, resolve_fields
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
-    element_lines,
     gc_paused,
-    location,
-    parse_json,
-    parse_jsonl,
     raise_problems,
-    read_text,
+    read_records,
 )
 from ragworkbook.paths import data_path
 from ragworkbook.schemas import record_problems
@@ -190,33 +186,8 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 
 
 def _load_eval_set(path: Path) -> EvalSet:
-    text = read_text(path)
-    meta: JSONObject = {}
-    if path.suffix.lower() == ".jsonl":
-        records = parse_jsonl(path, text)
-    else:
-        obj = parse_json(path, text)
-        if isinstance(obj, list):
-            raw_items = obj
-            lines = element_lines('{"items": ' + text, "items")
-        elif isinstance(obj, dict):
-            if "items" not in obj:
-                raise DatasetError(f"{path}: the eval set is missing the field 'items' (a list of questions)")
-            raw_items = obj["items"]
-            if not isinstance(raw_items, list):
-                raise DatasetError(f"{path}: field 'items' must be a list, got {type(raw_items).__name__}")
-            meta = obj
-            lines = element_lines(text, "items")
-        else:
-            raise DatasetError(
-                f"{path}: an eval set must be a JSON object with 'items', got {type(obj).__name__}"
-            )
-        if len(lines) != len(raw_items):
-            lines = [0] * len(raw_items)
-        records = list(zip(lines, raw_items, strict=True))
-    jsonl = path.suffix.lower() == ".jsonl"
-    items = _items_from_entries([(location(path, ln) + ("" if jsonl else f" (items[{i}])"), rec)
-                                 for i, (ln, rec) in enumerate(records)], str(path))
+    meta, records = read_records(path, "items", "an eval set", "a list of questions", bare_list=True)
+    items = _items_from_entries([(where, rec) for _, where, rec in records], str(path))
     if not items:
         raise DatasetError(f"{path}: the eval set has no items")
     return EvalSet(

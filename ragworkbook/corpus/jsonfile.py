@@ -40,7 +40,7 @@ from ragworkbook._types import JSON, JSONObject
 
 __all__ = ["DatasetError", "PathLike", "MAX_PROBLEMS", "gc_paused", "location", "decode_bytes", "read_text",
            "iter_text_lines", "element_lines", "decode_json", "parse_json", "parse_jsonl", "iter_jsonl",
-           "parse_csv", "require_str", "raise_problems"]
+           "parse_csv", "require_str", "raise_problems", "read_records"]
 
 PathLike = str | os.PathLike[str]
 
@@ -322,6 +322,35 @@ def parse_jsonl(path: Path, text: str) -> list[tuple[int, JSON]]:
     """The records of a JSON Lines text -> ``[(line, value), ...]`` (blank lines skipped)."""
     return [(lineno, _jsonl_record(path, lineno, line))
             for lineno, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def read_records(path: Path, key: str, what: str, holds: str, *,
+                 bare_list: bool = False) -> tuple[JSONObject, list[tuple[int, str, JSON]]]:
+    """The records of a JSON Lines file (one a line), or of a JSON object's list ``key`` (with
+    ``bare_list``, a top-level array too): ``(the object, or {} for JSON Lines and an array,
+    [(line, where, record)])``, ``where`` naming the file, the line and, for JSON, the element
+    (``items[3]``). ``what`` names the file's kind ("an eval set") and ``holds`` what ``key`` holds in
+    the error when ``key`` is missing."""
+    text = read_text(path)
+    if path.suffix.lower() == ".jsonl":
+        return {}, [(ln, location(path, ln), rec) for ln, rec in parse_jsonl(path, text)]
+    obj = parse_json(path, text)
+    meta: JSONObject = {}
+    if bare_list and isinstance(obj, list):
+        raw, lines = obj, element_lines(f'{{"{key}": ' + text, key)
+    elif isinstance(obj, dict):
+        if key not in obj:
+            raise DatasetError(f"{path}: the {what.split(' ', 1)[1]} is missing the field '{key}' ({holds})")
+        raw = obj[key]
+        if not isinstance(raw, list):
+            raise DatasetError(f"{path}: field '{key}' must be a list, got {type(raw).__name__}")
+        meta, lines = obj, element_lines(text, key)
+    else:
+        raise DatasetError(f"{path}: {what} must be a JSON object with '{key}', got {type(obj).__name__}")
+    if len(lines) != len(raw):
+        lines = [0] * len(raw)
+    return meta, [(ln, location(path, ln) + f" ({key}[{i}])", rec)
+                  for i, (ln, rec) in enumerate(zip(lines, raw, strict=True))]
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, JSON]]:

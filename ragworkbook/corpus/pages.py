@@ -32,11 +32,8 @@ from ragworkbook.corpus.document import Corpus, Page
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
-    element_lines,
     gc_paused,
-    location,
-    parse_json,
-    parse_jsonl,
+    read_records,
     read_text,
     require_str,
 )
@@ -253,38 +250,13 @@ def _load_json_corpus(path: Path) -> Corpus:
 
 
 def _parse_json_corpus(path: Path) -> Corpus:
-    text = read_text(path)
+    meta, records = read_records(path, "pages", "a corpus", 'a list of {"page": n, "text": ...} objects')
     if path.suffix.lower() == ".jsonl":
-        records = parse_jsonl(path, text)
-        meta: JSONObject = {"title": path.stem}
-        suffix = False
-    else:
-        obj = parse_json(path, text)
-        if not isinstance(obj, dict):
-            raise DatasetError(
-                f"{path}: a corpus must be a JSON object with 'pages', got {type(obj).__name__}"
-            )
-        if "pages" not in obj:
-            raise DatasetError(
-                f"{path}: the corpus is missing the field 'pages' (a list of "
-                '{"page": n, "text": ...} objects)'
-            )
-        raw = obj["pages"]
-        if not isinstance(raw, list):
-            raise DatasetError(f"{path}: field 'pages' must be a list, got {type(raw).__name__}")
-        lines = element_lines(text, "pages")
-        if len(lines) != len(raw):
-            lines = [0] * len(raw)
-        records = list(zip(lines, raw, strict=True))
-        meta = obj
-        suffix = True
-    pages: list[Page] = []
-    for i, (lineno, rec) in enumerate(records):
-        where = location(path, lineno) + (f" (pages[{i}])" if suffix else "")
-        pages.append(_page_from_record(rec, where))
+        meta = {"title": path.stem}
+    pages = [_page_from_record(rec, where) for _, where, rec in records]
     if not pages:
         raise DatasetError(f"{path}: the corpus has no pages")
-    _check_unique_pages(pages, str(path), [ln for ln, _ in records])
+    _check_unique_pages(pages, str(path), [ln for ln, _, _ in records])
     extra = {k: v for k, v in meta.items() if k not in {"title", "source", "licence", "pages"}}
     return Corpus(
         title=str(meta.get("title", path.stem)),

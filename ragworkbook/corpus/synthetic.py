@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from ragworkbook.corpus.eval_set import EvalSet
-    from ragworkbook.llm.base import Schema
+    from ragworkbook.llm.request import Schema
 
 __all__ = [
     "GENERATION_SYSTEM",

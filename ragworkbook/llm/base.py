@@ -47,14 +47,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TypeAlias, TypedDict, TypeVar
+from typing import TypeVar
 
 from ragworkbook._types import JSON
-
-#: a request's generation options (temperature, seed, num_predict, stop, ...), sent as JSON
-Options: TypeAlias = dict[str, JSON]
-#: a JSON Schema the answer must follow
-Schema: TypeAlias = Mapping[str, JSON]
+from ragworkbook.llm.request import Message, Options, Schema, Try
 
 DEFAULT_OPTIONS: Options = {"temperature": 0.0, "seed": 0, "num_predict": 256}
 
@@ -121,20 +117,23 @@ def answer_too_long(backend: str, model: str, size: int | None = None) -> Answer
                          "or check the server")
 
 
-Message = Mapping[str, str]
-
-
-class Try(TypedDict):
-    """One attempt as ``Generation.tries`` keeps it (and a recording stores it): the options sent, the
-    messages added for a retry, the raw output and why it was refused (None: accepted)."""
-
-    options: Options
-    added_messages: list[dict[str, str]]
-    output: str
-    error: str | None
 
 
 _N = TypeVar("_N", int, float)
+
+
+def timed_out(server: str, seconds: float, model: str, option: str, variable: str) -> LLMError:
+    """The error of a request ``server`` ("the server at URL") did not answer within ``seconds``;
+    ``option`` and ``variable`` are the command-line option and environment variable that allow longer."""
+    return LLMError(f"{server} did not answer within {seconds:g} s (model {model!r}); allow longer with "
+                    f"{option} SECONDS or {variable} (in Python: timeout=), or use a smaller model")
+
+
+def connection_failed(server: str, model: str, exc: BaseException, shown: str | None = None) -> LLMError:
+    """The error of a connection to ``server`` that failed with ``exc`` (``shown``: its text as it may be
+    shown, default ``str(exc)``)."""
+    return LLMError(f"the connection to {server} failed (model {model!r}): {type(exc).__name__}: "
+                    f"{str(exc) if shown is None else shown}")
 
 
 def _add(a: _N | None, b: _N | None) -> _N | None:

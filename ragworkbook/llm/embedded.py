@@ -41,16 +41,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ragworkbook._types import JSON, JSONObject
-from ragworkbook.llm.base import (
-    BackendUnavailable,
-    Generator,
-    LLMError,
-    ModelNotFound,
-    Options,
-    Reply,
-    Schema,
-    token_count,
-)
+from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
+from ragworkbook.llm.request import Options, Schema
 from ragworkbook.llm.worker import LlamaWorker, call_timeout, worker_for
 
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"

@@ -55,13 +55,14 @@ from ragworkbook.llm.base import (
     Generator,
     LLMError,
     ModelNotFound,
-    Options,
     Reply,
-    Schema,
     answer_too_long,
+    connection_failed,
+    timed_out,
     token_count,
 )
 from ragworkbook.llm.host import client_options, ollama_host, ollama_timeout
+from ragworkbook.llm.request import Options, Schema
 
 if TYPE_CHECKING:
     import ollama
@@ -215,13 +216,12 @@ class OllamaGenerator(Generator):
             shown = msg if len(msg) <= _SNIPPET else _snippet(msg)
             return LLMError(f"the Ollama server at {self.host} returned an error ({status}, model "
                             f"{self.model!r}): {shown}")
+        server = f"the Ollama server at {self.host}"
         if isinstance(exc, httpx.TimeoutException):
-            return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout:g} s "
-                            f"(model {self.model!r}); allow longer with --ollama-timeout SECONDS or "
-                            "RAGWORKBOOK_OLLAMA_TIMEOUT (in Python: timeout=), or use a smaller model")
+            return timed_out(server, self.timeout, self.model, "--ollama-timeout",
+                             "RAGWORKBOOK_OLLAMA_TIMEOUT")
         if isinstance(exc, httpx.HTTPError):
-            return LLMError(f"the connection to the Ollama server at {self.host} failed (model "
-                            f"{self.model!r}): {type(exc).__name__}: {exc}")
+            return connection_failed(server, self.model, exc)
         return LLMError(f"the Ollama request failed: {type(exc).__name__}: {exc}")
 
     # --- generation -------------------------------------------------------------------

@@ -70,13 +70,14 @@ from ragworkbook.llm.base import (
     Generator,
     LLMError,
     ModelNotFound,
-    Options,
     Reply,
-    Schema,
+    connection_failed,
+    timed_out,
     token_count,
 )
 from ragworkbook.llm.host import is_local, redact_url, seconds_setting
 from ragworkbook.llm.ollama_backend import strip_thinking
+from ragworkbook.llm.request import Options, Schema
 
 if TYPE_CHECKING:
     import httpx
@@ -495,12 +496,10 @@ class OpenAIGenerator(Generator):
             return BackendUnavailable(f"no OpenAI-compatible server answering at {self.url} "
                                       f"(OPENAI_BASE_URL): {_START_A_SERVER}; or use another backend "
                                       "(--backend embedded)")
+        server = f"the server at {self.url}"
         if isinstance(exc, httpx.TimeoutException):
-            return LLMError(f"the server at {self.url} did not answer within {self.timeout:g} s (model "
-                            f"{self.model!r}); allow longer with --timeout SECONDS or "
-                            "RAGWORKBOOK_OPENAI_TIMEOUT (in Python: timeout=), or use a smaller model")
-        return LLMError(f"the connection to the server at {self.url} failed (model {self.model!r}): "
-                        f"{type(exc).__name__}: {self._scrub(str(exc))}")
+            return timed_out(server, self.timeout, self.model, "--timeout", "RAGWORKBOOK_OPENAI_TIMEOUT")
+        return connection_failed(server, self.model, exc, self._scrub(str(exc)))
 
     def _bad_reply(self, got: str) -> LLMError:
         return LLMError(f"the server at {self.url} did not answer like an OpenAI-compatible server (model "

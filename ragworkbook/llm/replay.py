@@ -86,11 +86,8 @@ from ragworkbook.llm.base import (
     Generation,
     Generator,
     Message,
-    Options,
     OutputParseError,
     ReplayMissError,
-    Schema,
-    Try,
     Usage,
     build_messages,
     merge_options,
@@ -98,6 +95,7 @@ from ragworkbook.llm.base import (
     request_key,
 )
 from ragworkbook.llm.defaults import default_model
+from ragworkbook.llm.request import Options, Schema, Try
 from ragworkbook.paths import package_data_dir
 
 FORMAT = "ragworkbook-recording/2"
