@@ -12,7 +12,7 @@ A CSV has no list type, so each tool writes a list column its own way:
   ``context`` and ``retrieval_context`` with ``|``): only where the caller declares it.
 
 Python would read the numpy form as ONE string (``'p7-c1' 'p7-c2'`` is implicit concatenation:
-``'p7-c1p7-c2'``), which is how such a file used to be misread. :func:`parse_list_cell` reads each
+``'p7-c1p7-c2'``), so a literal reader silently merges the ids. :func:`parse_list_cell` reads each
 element on its own, and refuses what cannot be read unambiguously: a Python literal where two
 strings touch without a comma (``['a', 'b' 'c']``: one element or two?), a numpy array that
 numpy summarised (``['a' 'b' ... 'y' 'z']``: the middle elements are not in the file), or anything
