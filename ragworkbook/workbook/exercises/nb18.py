@@ -54,11 +54,6 @@ def _longer_count(name: str) -> tuple[int, int]:
     return sum(word_count(p.good.answer or "") > word_count(p.bad.answer or "") for p in pairs), len(pairs)
 
 
-def _good_longer_share() -> float:
-    k, n = _longer_count("faithfulness")
-    return k / n
-
-
 def _ar_good_longer_share() -> float:
     k, n = _longer_count("answer_relevance")
     return k / n
