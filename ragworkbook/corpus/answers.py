@@ -64,9 +64,10 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from ragworkbook._io import atomic_write_text, is_pipe, read_input
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
@@ -82,7 +83,7 @@ from ragworkbook.corpus.jsonfile import (
     read_text,
 )
 from ragworkbook.corpus.list_cells import ListCellError, parse_list_cell
-from ragworkbook.protocols import context_id, context_text
+from ragworkbook.protocols import AnswerLike, context_id, context_text
 from ragworkbook.schemas import record_problems
 
 __all__ = ["FIELDS", "LIST_FIELDS", "SEPARATED_COLUMNS", "MAX_SCORED_CHARS", "NO_CONTEXTS", "AnswerRecord",
@@ -219,11 +220,11 @@ class AnswerSet:
         return sum(r.id_generated for r in self.records)
 
 
-def resolve_fields(rec: Mapping[str, Any], table: Mapping[str, Sequence[str]],
-                   where: str) -> tuple[dict[str, Any], list[str]]:
+def resolve_fields(rec: Mapping[str, JSON], table: Mapping[str, Sequence[str]],
+                   where: str) -> tuple[JSONObject, list[str]]:
     """``{canonical field: value}`` of the names of ``table`` present in ``rec`` (a null value counts as
     absent), and the problems: a field given under two names with different values."""
-    values: dict[str, Any] = {}
+    values: JSONObject = {}
     problems: list[str] = []
     for canon, names in table.items():
         present = [n for n in names if n in rec and rec[n] is not None]
@@ -239,7 +240,7 @@ def resolve_fields(rec: Mapping[str, Any], table: Mapping[str, Sequence[str]],
     return values, problems
 
 
-def _missing(value: Any) -> bool:
+def _missing(value: object) -> bool:
     """An absent value of a DataFrame or CSV cell: None, NaN, or pandas' NA."""
     if value is None:
         return True
@@ -248,7 +249,7 @@ def _missing(value: Any) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """numpy arrays and scalars (from a DataFrame) as plain lists and numbers."""
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         return value.tolist()
@@ -257,7 +258,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _list_cell(text: str, name: str, where: str) -> tuple[Any, str | None]:
+def _list_cell(text: str, name: str, where: str) -> tuple[object, str | None]:
     """A CSV cell holding a list: a JSON array, a Python list literal (``['a', 'b']``), a numpy
     array's ``str`` (``['a' 'b']``), or, in a column of :data:`SEPARATED_COLUMNS`, text joined by its
     separator (:func:`~ragworkbook.corpus.list_cells.parse_list_cell`)."""
@@ -275,7 +276,7 @@ _DEEPEVAL_SOURCED = re.compile(r"^deepeval_source=(?P<source>.*?),deepeval_conte
                                re.DOTALL)
 
 
-def _deepeval_context(item: Any) -> Any:
+def _deepeval_context(item: JSON) -> JSON:
     """A deepeval retrieved context: its text, without the source deepeval writes before it."""
     if isinstance(item, str):
         m = _DEEPEVAL_SOURCED.match(item)
@@ -284,9 +285,9 @@ def _deepeval_context(item: Any) -> Any:
     return item
 
 
-def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any], list[str]]:
+def _clean(rec: Mapping[str, object], where: str, csv: bool) -> tuple[dict[str, object], list[str]]:
     """Drop absent values, turn numpy values into plain ones and CSV cells into lists."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     problems: list[str] = []
     for key, value in rec.items():
         key = str(key)
@@ -313,7 +314,7 @@ def _clean(rec: Mapping[str, Any], where: str, csv: bool) -> tuple[dict[str, Any
     return out, problems
 
 
-def _str_id(x: Any) -> str:
+def _str_id(x: object) -> str:
     return str(x)
 
 
@@ -330,11 +331,11 @@ def _visible(text: str) -> bool:
     return bool(text.strip())
 
 
-def _visible_id(x: Any) -> bool:
+def _visible_id(x: object) -> bool:
     return (type(x) is str and _visible(x)) or type(x) is int
 
 
-def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
+def _fast_values(rec: Mapping[str, object]) -> JSONObject | None:
     """``{canonical field: value}`` of a record in the common, plainly valid shape, or None.
 
     The fast path of the loader: it accepts a strict subset of what the answers schema accepts
@@ -342,7 +343,7 @@ def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
     in one pass; anything else (None) goes to the schema, which explains what is wrong. A test
     checks that nothing accepted here breaks the schema.
     """
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key, value in rec.items():
         canon = _CANON.get(key)
         if canon is None or value is None:
@@ -381,7 +382,7 @@ def _fast_values(rec: Mapping[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def _checked_values(rec: dict[str, Any], where: str) -> tuple[dict[str, Any] | None, list[str]]:
+def _checked_values(rec: dict[str, object], where: str) -> tuple[JSONObject | None, list[str]]:
     """The slow path: the schema's problems of ``rec`` (each naming the field), else its values."""
     try:
         problems = record_problems(rec, "answers", where, "record")
@@ -399,7 +400,7 @@ class _NoIds(list):  # type: ignore[type-arg]
     (``[None] * n``, one per ``n``: a million records do not hold a million lists of Nones), and
     :data:`NO_CONTEXTS`."""
 
-    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+    def _read_only(self, *args: object, **kwargs: object) -> None:
         raise TypeError("this list of a loaded record is shared and read-only; copy it: "
                         "list(record.context_ids)")
 
@@ -419,7 +420,7 @@ def _no_ids(n: int) -> list[str | None]:
     return shared
 
 
-def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], str], line: int | None,
+def _record(values: JSONObject, rec: Mapping[str, object], where: Callable[[], str], line: int | None,
             ) -> tuple[AnswerRecord | None, list[str]]:
     """The record of checked ``values`` (its id the given one, or the question's: see :func:`_build`);
     ``where()`` names the record in a problem."""
@@ -463,7 +464,7 @@ def _record(values: dict[str, Any], rec: Mapping[str, Any], where: Callable[[], 
 
 
 #: An entry of :func:`_build`: (line in the file or None, 1-based record number or None, record)
-_Entry = tuple[int | None, int | None, Any]
+_Entry = tuple[int | None, int | None, object]
 
 
 def _build(entries: Iterable[_Entry], source: str, where: Callable[[int | None, int | None], str], *,
@@ -645,7 +646,7 @@ def _load_parquet(path: Path, data: bytes | None, source: str) -> AnswerSet:
                   lambda _ln, i: f"{path}, row {i}", raw=False)
 
 
-def _pandas_orient(obj: dict[str, Any]) -> tuple[str, list[Any], list[str]] | None:
+def _pandas_orient(obj: JSONObject) -> tuple[str, list[JSON], list[str]] | None:
     """The records of ``DataFrame.to_json`` in the orients that are not an array of records: ``(orient,
     records, their labels)``, or None when ``obj`` is none of them. ``split``: ``{"columns", "index",
     "data"}``; ``table``: ``{"schema", "data"}`` (the index columns, which the schema's ``primaryKey``
@@ -704,7 +705,15 @@ def _load_json(path: Path, text: str, source: str) -> AnswerSet:
                   source, lambda ln, i: location(path, ln) + (f" (record {i})" if i else ""))
 
 
-def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
+class _Frame(Protocol):
+    """A pandas DataFrame, as :func:`answer_records` reads it."""
+
+    columns: Iterable[str]
+
+    def to_dict(self, orient: str) -> list[dict[str, object]]: ...
+
+
+def answer_records(records: AnswerSet | Iterable[Mapping[str, object]] | _Frame, *,
                    source: str = "<memory>") -> AnswerSet:
     """Check records given in memory: a list of dicts (any accepted field names), a pandas
     DataFrame (one row per record; NaN = no value), or an :class:`AnswerSet` (returned as is).
@@ -720,8 +729,9 @@ def answer_records(records: AnswerSet | Iterable[Mapping[str, Any]] | Any, *,
                   lambda _ln, i: f"{source}, record {i}", raw=False)
 
 
-def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] | None = None, *,
-                  ids: bool = False) -> list[dict[str, Any]]:
+def ragas_records(answers: Iterable[AnswerLike | Mapping[str, JSON]],
+                  relevant: Mapping[str, Iterable[str]] | None = None, *,
+                  ids: bool = False) -> list[JSONObject]:
     """Answers as RAGAS 0.2 records: ``user_input``, ``response``, ``retrieved_contexts``,
     ``retrieved_context_ids``, ``reference`` and, when ``relevant`` maps the answer's id to its relevant
     context ids, ``reference_context_ids``.
@@ -730,13 +740,13 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
     dicts of a saved run (``answers`` of a ``save_answers`` file). ``ids``: also write each answer's
     ``id`` (RAGAS has no id field; without it the reader makes one from the question).
     """
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     for a in answers:
         get = a.get if isinstance(a, Mapping) else (lambda k, _a=a: getattr(_a, k, None))
         contexts = get("contexts") or []
         texts = [c["text"] if isinstance(c, Mapping) else context_text(c) for c in contexts]
         cids = [c.get("id") if isinstance(c, Mapping) else context_id(c) for c in contexts]
-        rec: dict[str, Any] = {"id": get("id")} if ids else {}
+        rec: JSONObject = {"id": get("id")} if ids else {}
         rec.update(user_input=get("question"), response=get("answer"), retrieved_contexts=texts)
         if all(c is not None for c in cids):
             rec["retrieved_context_ids"] = cids
@@ -747,7 +757,7 @@ def ragas_records(answers: Iterable[Any], relevant: Mapping[str, Iterable[str]] 
     return out
 
 
-def save_answer_records(records: Iterable[Mapping[str, Any]], path: PathLike) -> Path:
+def save_answer_records(records: Iterable[Mapping[str, JSON]], path: PathLike) -> Path:
     """Write records as JSON Lines (UTF-8, one record a line, keys in the given order), atomically."""
     text = "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in records)
     return atomic_write_text(path, text)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+
+from ragworkbook._types import JSONObject
 
 __all__ = ["Page", "Corpus"]
 
@@ -29,7 +30,7 @@ class Corpus:
     pages: list[Page]
     source: str = ""
     licence: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JSONObject = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Page]:
         return iter(self.pages)

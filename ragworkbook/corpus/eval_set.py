@@ -20,19 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.answers import assign_ids, resolve_fields
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
-    element_lines,
     gc_paused,
-    location,
-    parse_json,
-    parse_jsonl,
     raise_problems,
-    read_text,
+    read_records,
 )
 from ragworkbook.paths import data_path
 from ragworkbook.schemas import record_problems
@@ -89,7 +85,7 @@ class EvalSet:
         return [it.question for it in self.items]
 
 
-def as_items(eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> list[EvalItem]:
+def as_items(eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]]) -> list[EvalItem]:
     """The items of an eval set given as an :class:`EvalSet`, a list of :class:`EvalItem`, or a
     list of mappings with ``id``, ``question`` and ``reference`` (``keyword`` optional).
 
@@ -128,11 +124,11 @@ EVAL_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[EvalItem]:
+def _items_from_entries(entries: list[tuple[str, JSON]], source: str) -> list[EvalItem]:
     """Check every ``(where, record)`` against the eval-set schema and build the items, or raise
     every problem at once (:func:`~ragworkbook.corpus.jsonfile.raise_problems`)."""
     problems: list[str] = []
-    parsed: list[dict[str, Any]] = []
+    parsed: list[JSONObject] = []
     seen: dict[str, str] = {}  # id -> where its first item is (file and line)
     for where, rec in entries:
         if not isinstance(rec, dict):
@@ -158,7 +154,7 @@ def _items_from_entries(entries: list[tuple[str, Any]], source: str) -> list[Eva
 
 
 def eval_set_from_records(
-    records: Iterable[dict[str, Any]], *, name: str = "", source: str = "<memory>", description: str = ""
+    records: Iterable[JSONObject], *, name: str = "", source: str = "<memory>", description: str = ""
 ) -> EvalSet:
     """Build a validated :class:`EvalSet` from dicts with a question and a reference (``id`` and
     ``keyword`` optional; RAGAS names accepted: see the ``eval-set`` schema). Every problem is
@@ -190,33 +186,8 @@ def load_eval_set(path: PathLike | None = None) -> EvalSet:
 
 
 def _load_eval_set(path: Path) -> EvalSet:
-    text = read_text(path)
-    meta: dict[str, Any] = {}
-    if path.suffix.lower() == ".jsonl":
-        records = parse_jsonl(path, text)
-    else:
-        obj = parse_json(path, text)
-        if isinstance(obj, list):
-            raw_items = obj
-            lines = element_lines('{"items": ' + text, "items")
-        elif isinstance(obj, dict):
-            if "items" not in obj:
-                raise DatasetError(f"{path}: the eval set is missing the field 'items' (a list of questions)")
-            raw_items = obj["items"]
-            if not isinstance(raw_items, list):
-                raise DatasetError(f"{path}: field 'items' must be a list, got {type(raw_items).__name__}")
-            meta = obj
-            lines = element_lines(text, "items")
-        else:
-            raise DatasetError(
-                f"{path}: an eval set must be a JSON object with 'items', got {type(obj).__name__}"
-            )
-        if len(lines) != len(raw_items):
-            lines = [0] * len(raw_items)
-        records = list(zip(lines, raw_items, strict=True))
-    jsonl = path.suffix.lower() == ".jsonl"
-    items = _items_from_entries([(location(path, ln) + ("" if jsonl else f" (items[{i}])"), rec)
-                                 for i, (ln, rec) in enumerate(records)], str(path))
+    meta, records = read_records(path, "items", "an eval set", "a list of questions", bare_list=True)
+    items = _items_from_entries([(where, rec) for _, where, rec in records], str(path))
     if not items:
         raise DatasetError(f"{path}: the eval set has no items")
     return EvalSet(

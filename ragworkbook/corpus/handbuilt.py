@@ -35,8 +35,8 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet
 from ragworkbook.corpus.jsonfile import DatasetError
 
@@ -76,13 +76,13 @@ class HandItem:
             raise ValueError(f"item {self.id!r}: 'tags' is a list of strings, not one string")
         object.__setattr__(self, "tags", tuple(self.tags))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         d = asdict(self)
         d["tags"] = list(self.tags)
         return d
 
     @classmethod
-    def from_mapping(cls, m: Mapping[str, Any]) -> HandItem:
+    def from_mapping(cls, m: Mapping[str, JSON]) -> HandItem:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(m) - known)
         if unknown:
@@ -132,7 +132,7 @@ class VersionRecord:
     sha256: str
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 

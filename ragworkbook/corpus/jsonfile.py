@@ -34,13 +34,13 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ragworkbook._io import is_pipe, read_input
+from ragworkbook._types import JSON, JSONObject
 
 __all__ = ["DatasetError", "PathLike", "MAX_PROBLEMS", "gc_paused", "location", "decode_bytes", "read_text",
            "iter_text_lines", "element_lines", "decode_json", "parse_json", "parse_jsonl", "iter_jsonl",
-           "parse_csv", "require_str", "raise_problems"]
+           "parse_csv", "require_str", "raise_problems", "read_records"]
 
 PathLike = str | os.PathLike[str]
 
@@ -145,7 +145,7 @@ class _DuplicateKey(ValueError):
         self.key = key
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _no_duplicates(pairs: list[tuple[str, JSON]]) -> JSONObject:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -237,10 +237,10 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F]
 _LONE = re.compile("[\ud800-\udfff]")
 
 
-def _lone_surrogate(obj: Any) -> str | None:
+def _lone_surrogate(obj: JSON) -> str | None:
     """The path (``answer``, ``contexts[1]``, ``items[3].question``) of the first string of ``obj``
     (keys included) that holds a lone surrogate, or None. Iterative: any depth."""
-    stack: list[tuple[str, Any]] = [("", obj)]
+    stack: list[tuple[str, JSON]] = [("", obj)]
     while stack:
         where, x = stack.pop()
         if isinstance(x, str):
@@ -265,7 +265,7 @@ class _Invalid(ValueError):
         self.problem, self.line, self.column = problem, line, column
 
 
-def _decode(text: str) -> Any:
+def _decode(text: str) -> JSON:
     """One JSON document -> its value, or :class:`_Invalid` (invalid JSON, a repeated key, nesting too
     deep, a lone surrogate; the line where it is when it can be told)."""
     try:
@@ -289,7 +289,7 @@ def _decode(text: str) -> Any:
     return value
 
 
-def decode_json(text: str, where: str) -> Any:
+def decode_json(text: str, where: str) -> JSON:
     """One JSON document (a whole file, or a line of a .jsonl file) -> its value; DatasetError starting
     with ``where`` (and the line within ``text`` when known) for invalid JSON, a repeated key,
     nesting too deep or a lone surrogate."""
@@ -301,13 +301,13 @@ def decode_json(text: str, where: str) -> Any:
         raise DatasetError(f"{where}{at}: {exc.problem}") from None
 
 
-def parse_json(path: Path, text: str) -> Any:
+def parse_json(path: Path, text: str) -> JSON:
     """Parse a whole JSON file; invalid JSON, a repeated key, nesting too deep and a lone surrogate are
     errors naming the line."""
     return decode_json(text, str(path))
 
 
-def _jsonl_record(path: Path, lineno: int, line: str) -> Any:
+def _jsonl_record(path: Path, lineno: int, line: str) -> JSON:
     try:
         return _decode(line)
     except _Invalid as exc:
@@ -318,13 +318,42 @@ def _jsonl_record(path: Path, lineno: int, line: str) -> Any:
         raise DatasetError(f"{path}, line {lineno}: {exc.problem}") from None
 
 
-def parse_jsonl(path: Path, text: str) -> list[tuple[int, Any]]:
+def parse_jsonl(path: Path, text: str) -> list[tuple[int, JSON]]:
     """The records of a JSON Lines text -> ``[(line, value), ...]`` (blank lines skipped)."""
     return [(lineno, _jsonl_record(path, lineno, line))
             for lineno, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+def read_records(path: Path, key: str, what: str, holds: str, *,
+                 bare_list: bool = False) -> tuple[JSONObject, list[tuple[int, str, JSON]]]:
+    """The records of a JSON Lines file (one a line), or of a JSON object's list ``key`` (with
+    ``bare_list``, a top-level array too): ``(the object, or {} for JSON Lines and an array,
+    [(line, where, record)])``, ``where`` naming the file, the line and, for JSON, the element
+    (``items[3]``). ``what`` names the file's kind ("an eval set") and ``holds`` what ``key`` holds in
+    the error when ``key`` is missing."""
+    text = read_text(path)
+    if path.suffix.lower() == ".jsonl":
+        return {}, [(ln, location(path, ln), rec) for ln, rec in parse_jsonl(path, text)]
+    obj = parse_json(path, text)
+    meta: JSONObject = {}
+    if bare_list and isinstance(obj, list):
+        raw, lines = obj, element_lines(f'{{"{key}": ' + text, key)
+    elif isinstance(obj, dict):
+        if key not in obj:
+            raise DatasetError(f"{path}: the {what.split(' ', 1)[1]} is missing the field '{key}' ({holds})")
+        raw = obj[key]
+        if not isinstance(raw, list):
+            raise DatasetError(f"{path}: field '{key}' must be a list, got {type(raw).__name__}")
+        meta, lines = obj, element_lines(text, key)
+    else:
+        raise DatasetError(f"{path}: {what} must be a JSON object with '{key}', got {type(obj).__name__}")
+    if len(lines) != len(raw):
+        lines = [0] * len(raw)
+    return meta, [(ln, location(path, ln) + f" ({key}[{i}])", rec)
+                  for i, (ln, rec) in enumerate(zip(lines, raw, strict=True))]
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, JSON]]:
     """The records of a JSON Lines file one at a time (:func:`iter_text_lines`): ``(line, value)``,
     blank lines skipped, errors as :func:`parse_jsonl`."""
     for lineno, line in iter_text_lines(path):
@@ -391,7 +420,7 @@ def parse_csv(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def require_str(rec: dict[str, Any], key: str, where: str, what: str, allow_empty: bool = False) -> str:
+def require_str(rec: JSONObject, key: str, where: str, what: str, allow_empty: bool = False) -> str:
     if key not in rec:
         raise DatasetError(f"{where}: {what} is missing the field {key!r}")
     val = rec[key]

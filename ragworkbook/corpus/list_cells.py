@@ -12,7 +12,7 @@ A CSV has no list type, so each tool writes a list column its own way:
   ``context`` and ``retrieval_context`` with ``|``): only where the caller declares it.
 
 Python would read the numpy form as ONE string (``'p7-c1' 'p7-c2'`` is implicit concatenation:
-``'p7-c1p7-c2'``), which is how such a file used to be misread. :func:`parse_list_cell` reads each
+``'p7-c1p7-c2'``), so a literal reader silently merges the ids. :func:`parse_list_cell` reads each
 element on its own, and refuses what cannot be read unambiguously: a Python literal where two
 strings touch without a comma (``['a', 'b' 'c']``: one element or two?), a numpy array that
 numpy summarised (``['a' 'b' ... 'y' 'z']``: the middle elements are not in the file), or anything
@@ -25,7 +25,6 @@ import ast
 import io
 import json
 import tokenize
-from typing import Any
 
 __all__ = ["ListCellError", "parse_list_cell"]
 
@@ -39,7 +38,7 @@ _FIX = ("write the list as a JSON array in the cell, like [\"first\", \"second\"
         "data as JSON Lines or Parquet")
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if isinstance(value, tuple):
         return list(value)
     return value
@@ -76,13 +75,13 @@ def _top_level(toks: list[tokenize.TokenInfo]) -> list[list[tokenize.TokenInfo]]
     return groups
 
 
-def _literal(text: str, starts: list[int], group: list[tokenize.TokenInfo]) -> Any:
+def _literal(text: str, starts: list[int], group: list[tokenize.TokenInfo]) -> object:
     a = starts[group[0].start[0] - 1] + group[0].start[1]
     b = starts[group[-1].end[0] - 1] + group[-1].end[1]
     return _plain(ast.literal_eval(text[a:b]))
 
 
-def _python_or_numpy(text: str) -> list[Any]:
+def _python_or_numpy(text: str) -> list[object]:
     """A Python list literal, or the ``str`` of a numpy array (blank-separated elements)."""
     stripped = text.strip()
     if not (stripped.startswith("[") and stripped.endswith("]")):
@@ -127,7 +126,7 @@ def _python_or_numpy(text: str) -> list[Any]:
             raise ListCellError(f"not a readable list literal; got {stripped[:40]!r}; {_FIX}") from None
         return list(_plain(value))
     # no comma at the top level: one element, or numpy's blank-separated elements
-    out: list[Any] = []
+    out: list[object] = []
     for e in elements:
         try:
             out.append(_literal(stripped, starts, e))
@@ -137,7 +136,7 @@ def _python_or_numpy(text: str) -> list[Any]:
     return out
 
 
-def parse_list_cell(text: str, separator: str | None = None) -> list[Any]:
+def parse_list_cell(text: str, separator: str | None = None) -> list[object]:
     """The list in a CSV cell: a JSON array, a Python list literal, or a numpy array's ``str``.
 
     ``separator``: the cell is text joined by it (deepeval's ``|``), declared by the caller for the

@@ -25,18 +25,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from ragworkbook._io import is_pipe, read_input
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.document import Corpus, Page
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
-    element_lines,
     gc_paused,
-    location,
-    parse_json,
-    parse_jsonl,
+    read_records,
     read_text,
     require_str,
 )
@@ -51,7 +48,7 @@ DEFAULT_CORPUS = "attention_notes.json"
 TEXT_SUFFIXES = (".txt", ".md")
 
 
-def _page_from_record(rec: Any, where: str) -> Page:
+def _page_from_record(rec: JSON, where: str) -> Page:
     if not isinstance(rec, dict):
         raise DatasetError(f"{where}: a page must be a JSON object, got {type(rec).__name__}")
     if "page" not in rec:
@@ -64,7 +61,7 @@ def _page_from_record(rec: Any, where: str) -> Page:
 
 
 def corpus_from_pages(
-    pages: Iterable[Page | str | tuple[int, str] | dict[str, Any]], title: str = "", source: str = "<memory>"
+    pages: Iterable[Page | str | tuple[int, str] | JSONObject], title: str = "", source: str = "<memory>"
 ) -> Corpus:
     """Build a validated :class:`Corpus` from pages.
 
@@ -212,7 +209,7 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder")
     pages: list[Page] = []
-    files: list[dict[str, Any]] = []
+    files: list[JSONObject] = []
     skipped: list[str] = []
     for f in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = f.relative_to(folder)
@@ -234,7 +231,7 @@ def load_folder_corpus(path: PathLike, title: str | None = None) -> Corpus:
         pages.extend(Page(base + i, t) for i, t in enumerate(texts, start=1))
     if not files:
         raise DatasetError(f"{folder}: no PDF or text file (.pdf, {', '.join(TEXT_SUFFIXES)}) in this folder")
-    meta: dict[str, Any] = {"files": files}
+    meta: JSONObject = {"files": files}
     if skipped:
         meta["skipped"] = skipped
     return Corpus(title=title or folder.name, pages=pages, source=str(folder), meta=meta)
@@ -253,38 +250,13 @@ def _load_json_corpus(path: Path) -> Corpus:
 
 
 def _parse_json_corpus(path: Path) -> Corpus:
-    text = read_text(path)
+    meta, records = read_records(path, "pages", "a corpus", 'a list of {"page": n, "text": ...} objects')
     if path.suffix.lower() == ".jsonl":
-        records = parse_jsonl(path, text)
-        meta: dict[str, Any] = {"title": path.stem}
-        suffix = False
-    else:
-        obj = parse_json(path, text)
-        if not isinstance(obj, dict):
-            raise DatasetError(
-                f"{path}: a corpus must be a JSON object with 'pages', got {type(obj).__name__}"
-            )
-        if "pages" not in obj:
-            raise DatasetError(
-                f"{path}: the corpus is missing the field 'pages' (a list of "
-                '{"page": n, "text": ...} objects)'
-            )
-        raw = obj["pages"]
-        if not isinstance(raw, list):
-            raise DatasetError(f"{path}: field 'pages' must be a list, got {type(raw).__name__}")
-        lines = element_lines(text, "pages")
-        if len(lines) != len(raw):
-            lines = [0] * len(raw)
-        records = list(zip(lines, raw, strict=True))
-        meta = obj
-        suffix = True
-    pages: list[Page] = []
-    for i, (lineno, rec) in enumerate(records):
-        where = location(path, lineno) + (f" (pages[{i}])" if suffix else "")
-        pages.append(_page_from_record(rec, where))
+        meta = {"title": path.stem}
+    pages = [_page_from_record(rec, where) for _, where, rec in records]
     if not pages:
         raise DatasetError(f"{path}: the corpus has no pages")
-    _check_unique_pages(pages, str(path), [ln for ln, _ in records])
+    _check_unique_pages(pages, str(path), [ln for ln, _, _ in records])
     extra = {k: v for k, v in meta.items() if k not in {"title", "source", "licence", "pages"}}
     return Corpus(
         title=str(meta.get("title", path.stem)),

@@ -47,10 +47,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ragworkbook._types import JSON, JSONObject, JSONScalar
 from ragworkbook.corpus.chunking import Chunk
 from ragworkbook.protocols import GeneratorLike
 
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from ragworkbook.corpus.eval_set import EvalSet
+    from ragworkbook.llm.request import Schema
 
 __all__ = [
     "GENERATION_SYSTEM",
@@ -104,7 +106,7 @@ FILTERS = ("generation_failed", "malformed", "refers_to_passage", "copies_chunk"
            "not_answerable", "check_failed", "duplicate")
 
 
-def question_schema(max_question: int = 200, max_answer: int = 40) -> dict[str, Any]:
+def question_schema(max_question: int = 200, max_answer: int = 40) -> JSONObject:
     """Schema of one generated question: ``{"question": str, "answer": str}``, the answer at most
     ``max_answer`` characters (a short span, not a paraphrase), the question at most ``max_question``."""
     return {"type": "object",
@@ -113,7 +115,7 @@ def question_schema(max_question: int = 200, max_answer: int = 40) -> dict[str, 
             "required": ["question", "answer"]}
 
 
-def answer_schema() -> dict[str, Any]:
+def answer_schema() -> JSONObject:
     """Schema of the round-trip answer: ``{"answer": str, "answerable": 0|1}`` (answer first)."""
     return {"type": "object",
             "properties": {"answer": {"type": "string"}, "answerable": {"type": "integer", "enum": [0, 1]}},
@@ -134,7 +136,7 @@ class SyntheticQuestion:
     answer: str = ""
     error: str | None = None
     raw: list[str] = field(default_factory=list)
-    checks: dict[str, Any] = field(default_factory=dict)
+    checks: dict[str, JSONScalar] = field(default_factory=dict)
     dropped_by: str | None = None
 
     @property
@@ -197,8 +199,8 @@ def _setup_errors() -> tuple[type[BaseException], ...]:
     return (BackendUnavailable, ModelNotFound, ReplayMissError)
 
 
-def _ask(generator: GeneratorLike, prompt: str | list[dict[str, str]], schema: Mapping[str, Any],
-         system: str | None, options: Mapping[str, Any] | None) -> tuple[Any, list[str], str | None]:
+def _ask(generator: GeneratorLike, prompt: str | list[dict[str, str]], schema: Schema,
+         system: str | None, options: Mapping[str, JSON] | None) -> tuple[JSON, list[str], str | None]:
     """One schema-constrained call: ``(data, raw_outputs, error)``; set-up errors propagate."""
     from ragworkbook.llm.base import LLMError, OutputParseError
 
@@ -257,7 +259,7 @@ def load_examples(chunks: Sequence[Chunk], path: str | os.PathLike[str] | None =
 
 def generate_questions(chunks: Sequence[Chunk], generator: GeneratorLike, *,
                        examples: Sequence[Example] = (), n_per_chunk: int = 1,
-                       options: Mapping[str, Any] | None = None, system: str | None = GENERATION_SYSTEM,
+                       options: Mapping[str, JSON] | None = None, system: str | None = GENERATION_SYSTEM,
                        prompt: str = GENERATION_PROMPT, progress: bool = True) -> list[SyntheticQuestion]:
     """Candidate questions for every chunk, in chunk order (a tqdm bar over the calls).
 
@@ -326,7 +328,7 @@ class FilterResult:
 
 def filter_questions(candidates: Sequence[SyntheticQuestion], chunks: Sequence[Chunk],
                      generator: GeneratorLike | None, *, copy_threshold: float = 0.7, min_f1: float = 0.5,
-                     dup_threshold: float = 0.9, options: Mapping[str, Any] | None = None,
+                     dup_threshold: float = 0.9, options: Mapping[str, JSON] | None = None,
                      system: str | None = GENERATION_SYSTEM,
                      embed: Callable[[list[str]], np.ndarray] | None = None,
                      progress: bool = True) -> FilterResult:

@@ -44,11 +44,15 @@ import hashlib
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
-DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "num_predict": 256}
+from ragworkbook._types import JSON
+from ragworkbook.llm.request import Message, Options, Schema, Try
+
+DEFAULT_OPTIONS: Options = {"temperature": 0.0, "seed": 0, "num_predict": 256}
 
 #: Temperature floor of retry 1, 2, ... (later retries use the last value).
 RETRY_TEMPERATURES: tuple[float, ...] = (0.5, 0.8)
@@ -84,10 +88,10 @@ class OutputParseError(LLMError):
     """
 
     def __init__(self, message: str, raw_outputs: Sequence[str] = (),
-                 tries: Sequence[Mapping[str, Any]] = ()):
+                 tries: Sequence[Try] = ()):
         super().__init__(message)
         self.raw_outputs = list(raw_outputs)
-        self.tries = [dict(t) for t in tries]
+        self.tries: list[Try] = [Try(**t) for t in tries]
 
 
 class ReplayMissError(LLMError):
@@ -113,10 +117,26 @@ def answer_too_long(backend: str, model: str, size: int | None = None) -> Answer
                          "or check the server")
 
 
-Message = Mapping[str, str]
 
 
-def _add(a: int | float | None, b: int | float | None) -> Any:
+_N = TypeVar("_N", int, float)
+
+
+def timed_out(server: str, seconds: float, model: str, option: str, variable: str) -> LLMError:
+    """The error of a request ``server`` ("the server at URL") did not answer within ``seconds``;
+    ``option`` and ``variable`` are the command-line option and environment variable that allow longer."""
+    return LLMError(f"{server} did not answer within {seconds:g} s (model {model!r}); allow longer with "
+                    f"{option} SECONDS or {variable} (in Python: timeout=), or use a smaller model")
+
+
+def connection_failed(server: str, model: str, exc: BaseException, shown: str | None = None) -> LLMError:
+    """The error of a connection to ``server`` that failed with ``exc`` (``shown``: its text as it may be
+    shown, default ``str(exc)``)."""
+    return LLMError(f"the connection to {server} failed (model {model!r}): {type(exc).__name__}: "
+                    f"{str(exc) if shown is None else shown}")
+
+
+def _add(a: _N | None, b: _N | None) -> _N | None:
     return None if a is None or b is None else a + b
 
 
@@ -147,7 +167,7 @@ class Usage:
         """Prompt plus completion tokens (None when either is unknown)."""
         return _add(self.prompt_tokens, self.completion_tokens)
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> dict[str, int | float | None]:
         """``{"prompt_tokens", "completion_tokens", "seconds"}`` as a recording stores them (seconds
         rounded to the millisecond)."""
         seconds = None if self.seconds is None else round(self.seconds, 3)
@@ -155,7 +175,7 @@ class Usage:
                 "seconds": seconds}
 
     @classmethod
-    def from_counts(cls, counts: Mapping[str, Any], attempts: int = 1) -> Usage:
+    def from_counts(cls, counts: Mapping[str, JSON], attempts: int = 1) -> Usage:
         """The Usage of a recording's ``"usage"`` object (see :meth:`counts`)."""
         seconds = counts.get("seconds")
         return cls(attempts, counts.get("prompt_tokens"), counts.get("completion_tokens"),
@@ -174,7 +194,7 @@ class Reply:
     completion_tokens: int | None = None
 
 
-def token_count(value: Any) -> int | None:
+def token_count(value: object) -> int | None:
     """A token count a server reported, or None when it is missing or not a count (never a guess)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
@@ -198,7 +218,7 @@ def build_messages(
     return msgs
 
 
-def merge_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+def merge_options(options: Mapping[str, JSON] | None) -> Options:
     """Default options (temperature 0, seed 0, num_predict 256) updated with ``options``."""
     merged = dict(DEFAULT_OPTIONS)
     if options:
@@ -206,8 +226,8 @@ def merge_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
-def request_key(messages: Sequence[Message], options: Mapping[str, Any],
-                schema: Mapping[str, Any] | None, model: str) -> str:
+def request_key(messages: Sequence[Message], options: Mapping[str, JSON],
+                schema: Schema | None, model: str) -> str:
     """SHA-256 over everything that determines an answer (canonical JSON)."""
     payload = {"messages": list(messages), "options": dict(options), "schema": schema, "model": model}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -221,13 +241,13 @@ class Generation:
     text: str
     backend: str
     model: str
-    data: Any = None
+    data: JSON = None
     key: str = ""
     attempts: int = 1
     raw_outputs: list[str] = field(default_factory=list)
     #: every attempt: ``{"options", "added_messages", "output", "error"}`` (see :func:`retry_request`);
     #: compared, but left out of the repr (which stays as short as before)
-    tries: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    tries: list[Try] = field(default_factory=list, repr=False)
     # Not part of the answer: left out of repr and == so a replayed answer prints and
     # compares exactly like the live one it was recorded from.
     replayed: bool = field(default=False, repr=False, compare=False)
@@ -250,79 +270,41 @@ class Generator(ABC):
 
     # --- to implement -----------------------------------------------------------
     @abstractmethod
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str | Reply:
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> str | Reply:
         """Return the raw text of one completion (a :class:`Reply` when the backend knows its token
         counts)."""
 
-    async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                          schema: Mapping[str, Any] | None) -> str | Reply:
+    async def _achat_once(self, messages: list[dict[str, str]], options: Options,
+                          schema: Schema | None) -> str | Reply:
         """Async :meth:`_chat_once` (default: runs it in a worker thread)."""
         return await asyncio.to_thread(self._chat_once, messages, options, schema)
 
     # --- public API --------------------------------------------------------------
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-             schema: Mapping[str, Any] | None = None,
-             options: Mapping[str, Any] | None = None) -> Generation:
+             schema: Schema | None = None, options: Mapping[str, JSON] | None = None) -> Generation:
         """Generate one answer; with ``schema``, parse and validate it (bounded retries)."""
-        messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
-        tries: list[dict[str, Any]] = []
-        usage: Usage | None = None
-        for attempt in range(self._attempts(schema)):
-            msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
-            start = time.perf_counter()
-            try:
-                reply = self._chat_once(msgs, o, schema)
-            except LLMError as exc:
-                _with_usage(exc, usage, time.perf_counter() - start)
-                raise
-            usage = _spent(usage, reply, time.perf_counter() - start)
-            if len(_text(reply)) > MAX_ANSWER_CHARS:
-                too_long = answer_too_long(self.backend, self.model, len(_text(reply)))
-                too_long.usage = usage
-                raise too_long
-            tries.append(_try(o, added, _text(reply), schema))
-            if tries[-1]["error"] is None:
-                return self._generation(tries, schema, key, usage)
-        raise self._parse_error(tries, usage)
+        run = _Attempts(self, prompt_or_messages, system, schema, options)
+        for msgs, opts in run:
+            with run.timed():
+                reply = self._chat_once(msgs, opts, schema)
+            if (answer := run.answered(reply)) is not None:
+                return answer
+        raise run.parse_error()
 
     async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-                    schema: Mapping[str, Any] | None = None,
-                    options: Mapping[str, Any] | None = None) -> Generation:
+                    schema: Schema | None = None, options: Mapping[str, JSON] | None = None) -> Generation:
         """Async :meth:`chat`: same request, same answer, same retries."""
-        messages, opts, key = self._prepare(prompt_or_messages, system, schema, options)
-        tries: list[dict[str, Any]] = []
-        usage: Usage | None = None
-        for attempt in range(self._attempts(schema)):
-            msgs, o, added = retry_request(messages, opts, attempt, tries[-1] if tries else None)
-            start = time.perf_counter()
-            try:
-                reply = await self._achat_once(msgs, o, schema)
-            except LLMError as exc:
-                _with_usage(exc, usage, time.perf_counter() - start)
-                raise
-            usage = _spent(usage, reply, time.perf_counter() - start)
-            if len(_text(reply)) > MAX_ANSWER_CHARS:
-                too_long = answer_too_long(self.backend, self.model, len(_text(reply)))
-                too_long.usage = usage
-                raise too_long
-            tries.append(_try(o, added, _text(reply), schema))
-            if tries[-1]["error"] is None:
-                return self._generation(tries, schema, key, usage)
-        raise self._parse_error(tries, usage)
+        run = _Attempts(self, prompt_or_messages, system, schema, options)
+        for msgs, opts in run:
+            with run.timed():
+                reply = await self._achat_once(msgs, opts, schema)
+            if (answer := run.answered(reply)) is not None:
+                return answer
+        raise run.parse_error()
 
     # --- shared by chat/achat ----------------------------------------------------
-    def _prepare(self, prompt_or_messages: str | Sequence[Message], system: str | None,
-                 schema: Mapping[str, Any] | None, options: Mapping[str, Any] | None
-                 ) -> tuple[list[dict[str, str]], dict[str, Any], str]:
-        messages = build_messages(prompt_or_messages, system)
-        opts = merge_options(options)
-        return messages, opts, request_key(messages, opts, schema, self.model)
-
-    def _attempts(self, schema: Mapping[str, Any] | None) -> int:
-        return 1 + (self.max_retries if schema is not None else 0)
-
-    def _generation(self, tries: list[dict[str, Any]], schema: Mapping[str, Any] | None,
+    def _generation(self, tries: list[Try], schema: Schema | None,
                     key: str, usage: Usage | None = None) -> Generation:
         """The Generation for the last (successful) attempt."""
         text = tries[-1]["output"]
@@ -331,7 +313,7 @@ class Generator(ABC):
                           attempts=len(tries), raw_outputs=[t["output"] for t in tries], tries=tries,
                           usage=usage)
 
-    def _parse_error(self, tries: list[dict[str, Any]], usage: Usage | None = None) -> OutputParseError:
+    def _parse_error(self, tries: list[Try], usage: Usage | None = None) -> OutputParseError:
         exc = OutputParseError(
             f"{self.backend}:{self.model} output did not match the JSON schema after "
             f"{len(tries)} attempts ({tries[-1]['error']}); each retry fed the error back and raised "
@@ -346,9 +328,64 @@ class Generator(ABC):
         return f"<{type(self).__name__} backend={self.backend!r} model={self.model!r}>"
 
 
-def retry_request(messages: list[dict[str, str]], options: dict[str, Any], attempt: int,
-                  last: Mapping[str, Any] | None) -> tuple[list[dict[str, str]], dict[str, Any],
-                                                          list[dict[str, str]]]:
+class _Attempts:
+    """The attempts of one :meth:`Generator.chat` / :meth:`Generator.achat` call: iterating gives each
+    attempt's ``(messages, options)`` (see :func:`retry_request`); the caller sends it and reports the
+    reply (:meth:`answered`) or the error (:meth:`failed`)."""
+
+    def __init__(self, generator: Generator, prompt_or_messages: str | Sequence[Message],
+                 system: str | None, schema: Schema | None, options: Mapping[str, JSON] | None):
+        self.generator = generator
+        self.schema = schema
+        self.messages = build_messages(prompt_or_messages, system)
+        self.options = merge_options(options)
+        self.key = request_key(self.messages, self.options, schema, generator.model)
+        self.tries: list[Try] = []
+        self.usage: Usage | None = None
+        self._added: list[dict[str, str]] = []
+        self._sent: Options = self.options
+        self._start = 0.0
+
+    def __iter__(self) -> Iterator[tuple[list[dict[str, str]], Options]]:
+        retries = self.generator.max_retries if self.schema is not None else 0
+        for attempt in range(1 + retries):
+            msgs, self._sent, self._added = retry_request(self.messages, self.options, attempt,
+                                                          self.tries[-1] if self.tries else None)
+            yield msgs, self._sent
+
+    @contextmanager
+    def timed(self) -> Iterator[None]:
+        """Time one attempt; an :class:`LLMError` it raises leaves with the cost of the request so far
+        (the failed attempt's tokens unknown)."""
+        self._start = time.perf_counter()
+        try:
+            yield
+        except LLMError as exc:
+            _with_usage(exc, self.usage, time.perf_counter() - self._start)
+            raise
+
+    def answered(self, reply: str | Reply) -> Generation | None:
+        """The Generation when ``reply`` (of the attempt just timed) is usable; None when it fails the
+        schema (retry); raises :class:`AnswerTooLong` for an answer over :data:`MAX_ANSWER_CHARS`."""
+        gen = self.generator
+        self.usage = _spent(self.usage, reply, time.perf_counter() - self._start)
+        text = _text(reply)
+        if len(text) > MAX_ANSWER_CHARS:
+            too_long = answer_too_long(gen.backend, gen.model, len(text))
+            too_long.usage = self.usage
+            raise too_long
+        self.tries.append(_try(self._sent, self._added, text, self.schema))
+        if self.tries[-1]["error"] is None:
+            return gen._generation(self.tries, self.schema, self.key, self.usage)
+        return None
+
+    def parse_error(self) -> OutputParseError:
+        """The error once every attempt failed the schema."""
+        return self.generator._parse_error(self.tries, self.usage)
+
+
+def retry_request(messages: list[dict[str, str]], options: Options, attempt: int,
+                  last: Try | None) -> tuple[list[dict[str, str]], Options, list[dict[str, str]]]:
     """The messages and options of attempt number ``attempt`` (0 = the request as asked).
 
     A retry (``attempt >= 1``) changes the request in two ways: the failed output
@@ -397,8 +434,7 @@ def _with_usage(exc: LLMError, usage: Usage | None, seconds: float) -> None:
     exc.usage = failed if usage is None else usage + failed
 
 
-def _try(options: dict[str, Any], added: list[dict[str, str]], output: str,
-         schema: Mapping[str, Any] | None) -> dict[str, Any]:
+def _try(options: Options, added: list[dict[str, str]], output: str, schema: Schema | None) -> Try:
     """One attempt as kept on ``Generation.tries``: what was added to the request, and what came back."""
     error = None
     if schema is not None:
@@ -406,11 +442,10 @@ def _try(options: dict[str, Any], added: list[dict[str, str]], output: str,
             parse_json_output(output, schema)
         except ValueError as exc:
             error = str(exc)
-    return {"options": dict(options), "added_messages": [dict(m) for m in added], "output": output,
-            "error": error}
+    return Try(options=dict(options), added_messages=[dict(m) for m in added], output=output, error=error)
 
 
-def parse_json_output(text: str, schema: Mapping[str, Any]) -> Any:
+def parse_json_output(text: str, schema: Schema) -> JSON:
     """Parse ``text`` as JSON and validate it against ``schema``; ValueError if either fails."""
     try:
         data = json.loads(text)

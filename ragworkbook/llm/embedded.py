@@ -39,9 +39,10 @@ import importlib.util
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
+from ragworkbook.llm.request import Options, Schema
 from ragworkbook.llm.worker import LlamaWorker, call_timeout, worker_for
 
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
@@ -114,7 +115,7 @@ def model_worker(path: str | None = None, n_ctx: int = N_CTX, n_threads: int | N
     return worker_for(str(model_path.resolve()), int(n_ctx), int(n_threads or default_threads()))
 
 
-def completion_kwargs(options: Mapping[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
+def completion_kwargs(options: Mapping[str, JSON], schema: Schema | None) -> JSONObject:
     """Translate Ollama-style ``options`` (+ schema) into ``create_chat_completion`` keywords.
 
     Unset sampling options take greedy-friendly values: top_k 40, top_p 0.95,
@@ -126,7 +127,7 @@ def completion_kwargs(options: Mapping[str, Any], schema: Mapping[str, Any] | No
             f"unknown option(s) for the embedded backend: {', '.join(unknown)}; "
             f"supported: {', '.join(sorted(_OPTION_MAP))}"
         )
-    kw: dict[str, Any] = {"repeat_penalty": 1.0}
+    kw: JSONObject = {"repeat_penalty": 1.0}
     for name, value in options.items():
         if value is None:
             continue
@@ -181,8 +182,8 @@ class EmbeddedGenerator(Generator):
         """The worker process running this model (started on the first call)."""
         return model_worker(self.path, self.n_ctx, self.n_threads)
 
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> Reply:
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> Reply:
         kw = completion_kwargs(options, schema)
         try:
             out = self.worker.chat(messages, kw, timeout=self.timeout)

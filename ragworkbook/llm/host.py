@@ -34,7 +34,7 @@ import re
 import socket
 import urllib.parse
 import urllib.request
-from typing import IO, Any
+from typing import IO
 
 from ragworkbook._validate import seconds_setting
 
@@ -184,7 +184,7 @@ def is_local(url: str) -> bool:
     return _resolves_local(name)
 
 
-def client_options(url: str) -> dict[str, Any]:
+def client_options(url: str) -> dict[str, bool]:
     """Extra arguments for the ``ollama`` client (passed on to httpx) to reach ``url``: for a local
     server ``trust_env=False``, so that no ``*_proxy`` variable routes the requests through a proxy."""
     return {"trust_env": False} if is_local(url) else {}

@@ -22,7 +22,10 @@ type repacks Q4_1 on x86; ``benchmarks/bench_embedded.py --extra-buffers`` times
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import llama_cpp
 
 __all__ = ["disable_extra_buffers", "extra_buffers_disabled", "has_amx"]
 
@@ -41,7 +44,7 @@ def disable_extra_buffers() -> bool:
     if not hasattr(original(), "use_extra_bufts"):
         return False
 
-    def llama_model_default_params() -> Any:
+    def llama_model_default_params() -> lib.llama_model_params:
         params = original()
         params.use_extra_bufts = False
         return params
@@ -51,7 +54,7 @@ def disable_extra_buffers() -> bool:
     return True
 
 
-def extra_buffers_disabled(llama: Any) -> bool | None:
+def extra_buffers_disabled(llama: llama_cpp.Llama) -> bool | None:
     """Whether a loaded ``llama_cpp.Llama`` was loaded without extra buffer types (None: no such field)."""
     params = getattr(llama, "model_params", None)
     value = getattr(params, "use_extra_bufts", None)

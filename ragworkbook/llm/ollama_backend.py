@@ -44,9 +44,11 @@ errors of one request, which a judge counts as a failed judgment.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, TypedDict
 
+from ragworkbook._types import JSON
 from ragworkbook.llm.base import (
     MAX_ANSWER_CHARS,
     BackendUnavailable,
@@ -55,9 +57,15 @@ from ragworkbook.llm.base import (
     ModelNotFound,
     Reply,
     answer_too_long,
+    connection_failed,
+    timed_out,
     token_count,
 )
 from ragworkbook.llm.host import client_options, ollama_host, ollama_timeout
+from ragworkbook.llm.request import Options, Schema
+
+if TYPE_CHECKING:
+    import ollama
 
 DEFAULT_TIMEOUT = 300.0
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
@@ -75,7 +83,7 @@ def _request_errors() -> tuple[type[BaseException], ...]:
     return (ConnectionError, ollama.ResponseError, httpx.HTTPError)
 
 
-def _content(part: Any) -> str:
+def _content(part: ollama.ChatResponse) -> str:
     """The text of one part of an answer (thinking included: it counts toward the cap too)."""
     message = getattr(part, "message", None)
     return (getattr(message, "content", None) or "") + (getattr(message, "thinking", None) or "")
@@ -87,7 +95,7 @@ def _snippet(text: str, n: int = _SNIPPET) -> str:
     return repr(text if len(text) <= n else text[: n - 3] + "...")
 
 
-def _require_ollama() -> Any:
+def _require_ollama() -> ModuleType:
     try:
         import ollama
     except ImportError as exc:
@@ -97,7 +105,7 @@ def _require_ollama() -> Any:
     return ollama
 
 
-def ollama_options(options: Mapping[str, Any]) -> dict[str, Any]:
+def ollama_options(options: Mapping[str, JSON]) -> Options:
     """The ``options`` sent to Ollama: ours, with ``repeat_penalty`` 1.0 unless set."""
     opts = {k: v for k, v in options.items() if v is not None}
     opts.setdefault("repeat_penalty", 1.0)
@@ -119,6 +127,17 @@ def strip_thinking(text: str, fix: str = THINKING_FIX) -> str:
     return _THINK.sub("", text, count=1).strip()
 
 
+class _ChatRequest(TypedDict, total=False):
+    """The arguments of one ``ollama.Client.chat`` call."""
+
+    model: str
+    messages: list[dict[str, str]]
+    options: Options
+    format: JSON
+    stream: bool
+    think: bool | None
+
+
 class OllamaGenerator(Generator):
     """Chat with a model served by Ollama, through the official client."""
 
@@ -132,7 +151,7 @@ class OllamaGenerator(Generator):
         self.timeout = ollama_timeout(timeout)
         self.think = think
         self._send_think = think is not None
-        self._client: Any = None
+        self._client: ollama.Client | None = None
 
     @property
     def identity(self) -> str:
@@ -142,16 +161,16 @@ class OllamaGenerator(Generator):
 
     # --- clients -----------------------------------------------------------------
     @property
-    def client(self) -> Any:
+    def client(self) -> ollama.Client:
         """The ``ollama.Client`` (created on first use)."""
         if self._client is None:
             self._client = _require_ollama().Client(host=self.host, timeout=self.timeout,
                                                     **client_options(self.host))
         return self._client
 
-    def _request(self, messages: list[dict[str, str]], options: dict[str, Any],
-                 schema: Mapping[str, Any] | None) -> dict[str, Any]:
-        req = {"model": self.model, "messages": messages, "options": ollama_options(options),
+    def _request(self, messages: list[dict[str, str]], options: Options,
+                 schema: Schema | None) -> _ChatRequest:
+        req: _ChatRequest = {"model": self.model, "messages": messages, "options": ollama_options(options),
                "format": dict(schema) if schema is not None else None, "stream": self.stream}
         if self._send_think:
             req["think"] = self.think
@@ -168,6 +187,15 @@ class OllamaGenerator(Generator):
         return False
 
     # --- error translation -----------------------------------------------------------
+    def _failure(self, exc: BaseException) -> LLMError | None:
+        """The error a failed request means; None when it is to be sent again (without ``think``,
+        which the model refused)."""
+        if isinstance(exc, _REPLY_ERRORS):  # the client could not read the reply
+            return self._bad_reply(exc)
+        if self._think_refused(exc):
+            return None
+        return self._translate(exc)
+
     def _translate(self, exc: BaseException) -> LLMError:
         import httpx
         import ollama
@@ -188,32 +216,28 @@ class OllamaGenerator(Generator):
             shown = msg if len(msg) <= _SNIPPET else _snippet(msg)
             return LLMError(f"the Ollama server at {self.host} returned an error ({status}, model "
                             f"{self.model!r}): {shown}")
+        server = f"the Ollama server at {self.host}"
         if isinstance(exc, httpx.TimeoutException):
-            return LLMError(f"the Ollama server at {self.host} did not answer within {self.timeout:g} s "
-                            f"(model {self.model!r}); allow longer with --ollama-timeout SECONDS or "
-                            "RAGWORKBOOK_OLLAMA_TIMEOUT (in Python: timeout=), or use a smaller model")
+            return timed_out(server, self.timeout, self.model, "--ollama-timeout",
+                             "RAGWORKBOOK_OLLAMA_TIMEOUT")
         if isinstance(exc, httpx.HTTPError):
-            return LLMError(f"the connection to the Ollama server at {self.host} failed (model "
-                            f"{self.model!r}): {type(exc).__name__}: {exc}")
+            return connection_failed(server, self.model, exc)
         return LLMError(f"the Ollama request failed: {type(exc).__name__}: {exc}")
 
     # --- generation -------------------------------------------------------------------
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> Reply:
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> Reply:
         for _ in range(2):
             try:
                 resp = self.client.chat(**self._request(messages, options, schema))
                 return self._reply([resp] if not self.stream else self._parts(resp))
-            except _REPLY_ERRORS as exc:  # the client could not read the reply
-                raise self._bad_reply(exc) from None
-            except _request_errors() as exc:
-                if self._think_refused(exc):
-                    continue
-                raise self._translate(exc) from None
+            except (*_REPLY_ERRORS, *_request_errors()) as exc:
+                if (error := self._failure(exc)) is not None:
+                    raise error from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                          schema: Mapping[str, Any] | None) -> Reply:
+    async def _achat_once(self, messages: list[dict[str, str]], options: Options,
+                          schema: Schema | None) -> Reply:
         client = _require_ollama().AsyncClient(host=self.host, timeout=self.timeout,
                                                **client_options(self.host))
         try:
@@ -229,17 +253,14 @@ class OllamaGenerator(Generator):
                         if size > MAX_ANSWER_CHARS:
                             raise answer_too_long(self.backend, self.model)
                     return self._reply(parts)
-                except _REPLY_ERRORS as exc:
-                    raise self._bad_reply(exc) from None
-                except _request_errors() as exc:
-                    if self._think_refused(exc):
-                        continue
-                    raise self._translate(exc) from None
+                except (*_REPLY_ERRORS, *_request_errors()) as exc:
+                    if (error := self._failure(exc)) is not None:
+                        raise error from None
             raise AssertionError("unreachable")  # pragma: no cover
         finally:
             await client.close()
 
-    def _parts(self, stream: Any) -> list[Any]:
+    def _parts(self, stream: Iterable[ollama.ChatResponse]) -> list[ollama.ChatResponse]:
         """The parts of a streamed answer, read until it is done or runs past
         :data:`~ragworkbook.llm.base.MAX_ANSWER_CHARS` (AnswerTooLong: the rest is never read)."""
         parts, size = [], 0
@@ -255,14 +276,14 @@ class OllamaGenerator(Generator):
                 close()
         return parts
 
-    def _reply(self, parts: list[Any]) -> Reply:
+    def _reply(self, parts: list[ollama.ChatResponse]) -> Reply:
         """The answer of a stream's parts (or of the one reply), thinking stripped, with the server's
         token counts (its final part's ``prompt_eval_count`` and ``eval_count``)."""
         text = strip_thinking(self._joined(parts))
         return Reply(text, token_count(getattr(parts[-1], "prompt_eval_count", None)),
                      token_count(getattr(parts[-1], "eval_count", None)))
 
-    def _joined(self, parts: list[Any]) -> str:
+    def _joined(self, parts: list[ollama.ChatResponse]) -> str:
         """The text of an answer (the parts of a stream, or the one reply); LLMError when it ended
         before its final part (``"done": true``)."""
         if not parts or not getattr(parts[-1], "done", False):

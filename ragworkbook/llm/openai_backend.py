@@ -45,7 +45,7 @@ server, LM Studio, LocalAI, Ollama's ``/v1``, hosted endpoints), over plain HTTP
 Errors: no server -> :class:`BackendUnavailable` (names ``OPENAI_BASE_URL`` and how to start a
 server); 401/403 -> :class:`AuthenticationFailed` (a ``BackendUnavailable``: names
 ``OPENAI_API_KEY``); the model not served -> :class:`ModelNotFound`; no chat-completions endpoint
-at the URL -> ``BackendUnavailable`` (the URL usually ends in ``/v1``). Any other refusal or
+at the URL -> ``BackendUnavailable`` (the URL usually ends in ``/v1``). Every other refusal or
 server error, a timeout, a dropped connection or a reply that is not a chat completion is an
 :class:`LLMError` naming the server, the model and what came back: errors of one request, which
 a judge counts as a failed judgment.
@@ -60,13 +60,27 @@ import re
 import threading
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
-from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
+from ragworkbook._types import JSON, JSONObject
+from ragworkbook.llm.base import (
+    BackendUnavailable,
+    Generator,
+    LLMError,
+    ModelNotFound,
+    Reply,
+    connection_failed,
+    timed_out,
+    token_count,
+)
 from ragworkbook.llm.host import is_local, redact_url, seconds_setting
 from ragworkbook.llm.ollama_backend import strip_thinking
+from ragworkbook.llm.request import Options, Schema
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "DEFAULT_OPENAI_TIMEOUT", "SCHEMA_FORMS", "AuthenticationFailed",
            "OpenAIGenerator", "openai_api_key", "openai_base_url", "openai_models", "openai_options",
@@ -142,14 +156,14 @@ def openai_api_key(api_key: str | None = None) -> str | None:
     return key or None
 
 
-def openai_options(options: Mapping[str, Any]) -> dict[str, Any]:
+def openai_options(options: Mapping[str, JSON]) -> JSONObject:
     """The request fields for our ``options`` (see the module docstring); ValueError for an option
     this backend does not take, or a ``num_predict`` that is no positive number of tokens (or -1)."""
     unknown = sorted(set(options) - set(_OPTION_MAP))
     if unknown:
         raise ValueError(f"unknown option(s) for the openai backend: {', '.join(unknown)}; "
                          f"supported: {', '.join(sorted(_OPTION_MAP))}")
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for name, value in options.items():
         if value is not None:
             out[_OPTION_MAP[name]] = value
@@ -170,7 +184,7 @@ def openai_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def schema_fields(form: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+def schema_fields(form: str, schema: Schema) -> JSONObject:
     """The request fields that ask for ``schema`` in one of the :data:`SCHEMA_FORMS`."""
     if form == "json_schema":
         return {"response_format": {"type": "json_schema",
@@ -208,7 +222,7 @@ def openai_models(base_url: str | None = None, api_key: str | None = None,
         return None
 
 
-def _model_ids(doc: Any) -> list[str] | None:
+def _model_ids(doc: JSON) -> list[str] | None:
     data = doc.get("data") if isinstance(doc, dict) else None
     if not isinstance(data, list):
         return None
@@ -225,6 +239,14 @@ def _refuses_form(status: int, message: str) -> bool:
     the field the form is sent in (llama-cpp-python's server answers its request validation error with a
     500 naming ``response_format``)."""
     return status in (400, 422) or (status >= 500 and bool(_FORM_FIELD.search(message)))
+
+
+class _ClientOptions(TypedDict):
+    """The arguments of the ``httpx.Client`` / ``httpx.AsyncClient`` a generator sends with."""
+
+    timeout: httpx.Timeout
+    trust_env: bool
+    headers: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -252,7 +274,7 @@ class OpenAIGenerator(Generator):
         self.__key = openai_api_key(api_key)
         self._local = is_local(self.base_url)
         self._lock = threading.Lock()
-        self._client: Any = None
+        self._client: httpx.Client | None = None
         #: the schema form this server takes (None until a schema request has been answered)
         self.schema_form: str | None = None
 
@@ -268,11 +290,6 @@ class OpenAIGenerator(Generator):
         them apart)."""
         return f"openai@{self.url}"
 
-    @property
-    def has_key(self) -> bool:
-        """Whether requests carry an API key (the key itself is never shown)."""
-        return self.__key is not None
-
     def _scrub(self, text: str) -> str:
         """``text`` without the key or the URL's credentials."""
         if self.__key:
@@ -283,14 +300,14 @@ class OpenAIGenerator(Generator):
         return f"<OpenAIGenerator model={self.model!r} url={self.url!r}>"
 
     # --- HTTP ----------------------------------------------------------------------------
-    def _client_kwargs(self) -> dict[str, Any]:
+    def _client_kwargs(self) -> _ClientOptions:
         import httpx
 
-        return {"timeout": httpx.Timeout(self.timeout), "trust_env": not self._local,
-                "headers": {**_headers(self.__key), "Content-Type": "application/json"}}
+        return _ClientOptions(timeout=httpx.Timeout(self.timeout), trust_env=not self._local,
+                              headers={**_headers(self.__key), "Content-Type": "application/json"})
 
     @property
-    def client(self) -> Any:
+    def client(self) -> httpx.Client:
         """The ``httpx.Client`` of the sync calls (created on first use; thread-safe)."""
         if self._client is None:
             import httpx
@@ -300,21 +317,21 @@ class OpenAIGenerator(Generator):
                     self._client = httpx.Client(**self._client_kwargs())
         return self._client
 
-    def _payload(self, messages: list[dict[str, str]], options: dict[str, Any]) -> dict[str, Any]:
+    def _payload(self, messages: list[dict[str, str]], options: Options) -> JSONObject:
         return {"model": self.model, "messages": messages, **openai_options(options), "stream": False}
 
-    def _forms(self, schema: Mapping[str, Any] | None) -> list[str | None]:
+    def _forms(self, schema: Schema | None) -> list[str | None]:
         if schema is None:
             return [None]
         return [self.schema_form] if self.schema_form is not None else list(SCHEMA_FORMS)
 
     @staticmethod
-    def _body(payload: dict[str, Any], form: str | None, schema: Mapping[str, Any] | None) -> bytes:
+    def _body(payload: JSONObject, form: str | None, schema: Schema | None) -> bytes:
         fields = schema_fields(form, schema) if form is not None and schema is not None else {}
         return json.dumps({**payload, **fields}, ensure_ascii=False).encode("utf-8")
 
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> Reply:
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> Reply:
         payload = self._payload(messages, options)
         forms = self._forms(schema)
         refusals: list[_Refusal] = []
@@ -327,8 +344,8 @@ class OpenAIGenerator(Generator):
             refusals.append(outcome)
         raise AssertionError("unreachable")  # pragma: no cover - the last form settles or raises
 
-    async def _achat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                          schema: Mapping[str, Any] | None) -> Reply:
+    async def _achat_once(self, messages: list[dict[str, str]], options: Options,
+                          schema: Schema | None) -> Reply:
         import httpx
 
         payload = self._payload(messages, options)
@@ -344,7 +361,7 @@ class OpenAIGenerator(Generator):
                 refusals.append(outcome)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _post(self, send: Any) -> Any:
+    def _post(self, send: Callable[[], httpx.Response]) -> httpx.Response:
         """``send()`` (one request), again after a 429/503 as the server asks (bounded); transport
         errors translated."""
         import httpx
@@ -360,7 +377,7 @@ class OpenAIGenerator(Generator):
             time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _apost(self, client: Any, url: str, body: bytes) -> Any:
+    async def _apost(self, client: httpx.AsyncClient, url: str, body: bytes) -> httpx.Response:
         import asyncio
 
         import httpx
@@ -377,7 +394,7 @@ class OpenAIGenerator(Generator):
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def _busy_wait(resp: Any, attempt: int) -> float | None:
+    def _busy_wait(resp: httpx.Response, attempt: int) -> float | None:
         """Seconds to wait before asking again (None: take this answer as it is)."""
         if resp.status_code not in (429, 503) or attempt >= BUSY_RETRIES:
             return None
@@ -388,7 +405,7 @@ class OpenAIGenerator(Generator):
         return wait if 0 <= wait <= BUSY_MAX_WAIT else None
 
     # --- answers and errors ------------------------------------------------------------------
-    def _settle(self, resp: Any, form: str | None, schema: Mapping[str, Any] | None,
+    def _settle(self, resp: httpx.Response, form: str | None, schema: Schema | None,
                 refusals: list[_Refusal], more: bool) -> Reply | _Refusal:
         """The reply of a successful answer (keeping the schema form that worked), a refusal of the schema
         form when another may work, or raise the error the answer means.
@@ -417,14 +434,14 @@ class OpenAIGenerator(Generator):
                            f"{refusal.message}")
         raise self._http_error(resp.status_code, message)
 
-    def _message(self, resp: Any) -> str:
+    def _message(self, resp: httpx.Response) -> str:
         """The server's error message: OpenAI's ``{"error": {"message"}}``, ``{"error": "..."}``,
         ``{"message"}``, FastAPI's ``{"detail"}``, else the start of the body; scrubbed."""
         try:
             doc = resp.json()
         except ValueError:
             return _snippet(self._scrub(resp.text or "(no body)"))
-        msg: Any = doc
+        msg: JSON = doc
         if isinstance(doc, dict):
             err = doc.get("error")
             if isinstance(err, dict) and err.get("message"):
@@ -479,19 +496,17 @@ class OpenAIGenerator(Generator):
             return BackendUnavailable(f"no OpenAI-compatible server answering at {self.url} "
                                       f"(OPENAI_BASE_URL): {_START_A_SERVER}; or use another backend "
                                       "(--backend embedded)")
+        server = f"the server at {self.url}"
         if isinstance(exc, httpx.TimeoutException):
-            return LLMError(f"the server at {self.url} did not answer within {self.timeout:g} s (model "
-                            f"{self.model!r}); allow longer with --timeout SECONDS or "
-                            "RAGWORKBOOK_OPENAI_TIMEOUT (in Python: timeout=), or use a smaller model")
-        return LLMError(f"the connection to the server at {self.url} failed (model {self.model!r}): "
-                        f"{type(exc).__name__}: {self._scrub(str(exc))}")
+            return timed_out(server, self.timeout, self.model, "--timeout", "RAGWORKBOOK_OPENAI_TIMEOUT")
+        return connection_failed(server, self.model, exc, self._scrub(str(exc)))
 
     def _bad_reply(self, got: str) -> LLMError:
         return LLMError(f"the server at {self.url} did not answer like an OpenAI-compatible server (model "
                         f"{self.model!r}): {got}; check that OPENAI_BASE_URL points at the API's base URL "
                         "(usually ending in /v1) and not at a proxy or another service")
 
-    def _read(self, resp: Any) -> Reply:
+    def _read(self, resp: httpx.Response) -> Reply:
         """The answer of a chat completion, with the server's token counts."""
         try:
             doc = resp.json()

@@ -79,9 +79,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ragworkbook._io import atomic_write_text, file_lock, is_pipe, locked_update
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.llm.base import (
     Generation,
     Generator,
@@ -95,6 +95,7 @@ from ragworkbook.llm.base import (
     request_key,
 )
 from ragworkbook.llm.defaults import default_model
+from ragworkbook.llm.request import Options, Schema, Try
 from ragworkbook.paths import package_data_dir
 
 FORMAT = "ragworkbook-recording/2"
@@ -128,7 +129,7 @@ def record_hint() -> str:
     return NOTEBOOK_RECORD_HINT if in_notebook() else SCRIPT_RECORD_HINT
 
 
-def entry_checksum(entry: Mapping[str, Any], key: str | None = None) -> str:
+def entry_checksum(entry: Mapping[str, JSON], key: str | None = None) -> str:
     """``"sha256:<hex>"`` of the entry's canonical JSON (sorted keys), ``recorded_at`` and
     ``checksum`` left out, with its request ``key`` as ``"request"``: what the answer was, and
     for which request, when recorded. Format 1's checksums had no key (``key=None``)."""
@@ -139,13 +140,13 @@ def entry_checksum(entry: Mapping[str, Any], key: str | None = None) -> str:
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _json_type(x: Any) -> str:
+def _json_type(x: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
              float: "a number", type(None): "null"}
     return names.get(type(x), type(x).__name__)
 
 
-def entry_problem(entry: Any, key: str | None = None) -> str | None:
+def entry_problem(entry: object, key: str | None = None) -> str | None:
     """Why a recorded entry cannot be replayed (None when it can): its shape, then its checksum
     (format 2's, over ``key``, when a key is given; format 1's without one)."""
     if not isinstance(entry, dict):
@@ -176,7 +177,7 @@ def entry_problem(entry: Any, key: str | None = None) -> str | None:
     return None
 
 
-def _usage_problem(usage: Any) -> str | None:
+def _usage_problem(usage: object) -> str | None:
     """Why a recorded ``"usage"`` is not one (None when it is)."""
     if not isinstance(usage, dict):
         return (f"has {_json_type(usage)} as 'usage'; a recorded usage is "
@@ -206,7 +207,7 @@ def is_bundled(path: str | Path) -> bool:
         return False
 
 
-def upgrade_entry(key: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+def upgrade_entry(key: str, entry: Mapping[str, JSON]) -> JSONObject:
     """The format-2 entry of a (checked) format-1 one: the request (messages, schema) left out, as
     are ``raw_outputs`` that are just ``[text]``; a new checksum (over ``key``) when it had one."""
     new = {k: v for k, v in entry.items() if k not in (*REQUEST_FIELDS, "checksum")}
@@ -233,7 +234,7 @@ class Recording:
         self._stamp: tuple[int, int, int] | None = None  # the file as this object last read or wrote it
         #: the format of the file as read (1 or 2; 2 for a file not written yet)
         self.source_format = 2
-        self.entries: dict[str, dict[str, Any]] = self._load()
+        self.entries: dict[str, JSONObject] = self._load()
 
     def _file_stamp(self) -> tuple[int, int, int] | None:
         try:
@@ -242,7 +243,7 @@ class Recording:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def _load(self) -> dict[str, dict[str, Any]]:
+    def _load(self) -> dict[str, JSONObject]:
         self._stamp = self._file_stamp()
         if not self.path.exists():
             return {}
@@ -270,7 +271,7 @@ class Recording:
                 f"\"{FORMAT_1}\" for one made before prompts were left out)"
             )
         self.source_format = 2 if fmt == FORMAT else 1
-        entries: dict[str, dict[str, Any]] = {}
+        entries: dict[str, JSONObject] = {}
         for key, entry in doc["entries"].items():
             try:
                 problem = entry_problem(entry, key if fmt == FORMAT else None)
@@ -298,7 +299,7 @@ class Recording:
     def __contains__(self, key: str) -> bool:
         return key in self.entries
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JSONObject | None:
         """The entry recorded under ``key``, or None."""
         return self.entries.get(key)
 
@@ -315,7 +316,7 @@ class Recording:
         """The file's text: sorted keys, indent 1, trailing newline (stable bytes)."""
         return _dumps(self.entries)
 
-    def put(self, key: str, entry: dict[str, Any]) -> bool:
+    def put(self, key: str, entry: JSONObject) -> bool:
         """Store ``entry`` under ``key`` (with its checksum) and rewrite the file atomically.
 
         Under a file lock, the entries on disk now (another process may have added
@@ -327,7 +328,7 @@ class Recording:
         with self._lock:
             changed = False
 
-            def merge(on_disk: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+            def merge(on_disk: dict[str, JSONObject]) -> dict[str, JSONObject]:
                 nonlocal changed
                 merged = {**self.entries, **on_disk}
                 old = merged.get(key)
@@ -346,7 +347,7 @@ class Recording:
                 changed = True
                 return merged
 
-            def write(path: Path, merged: dict[str, dict[str, Any]]) -> None:
+            def write(path: Path, merged: dict[str, JSONObject]) -> None:
                 if changed:
                     atomic_write_text(path, _dumps(merged))
                     self._stamp = self._file_stamp()
@@ -356,7 +357,7 @@ class Recording:
             self.entries = merged  # only after the file is safely written
             return changed
 
-    def _on_disk(self, path: Path) -> dict[str, dict[str, Any]]:
+    def _on_disk(self, path: Path) -> dict[str, JSONObject]:
         """The entries in the file now: re-read (and checked) only when another writer changed it."""
         if self._file_stamp() == self._stamp and self._stamp is not None:
             return self.entries
@@ -385,7 +386,7 @@ def migrate(path: str | Path) -> tuple[int, int]:
     return 1, unchecked
 
 
-def _dumps(entries: Mapping[str, Any]) -> str:
+def _dumps(entries: Mapping[str, JSON]) -> str:
     """The text of a format-2 file (sorted keys, indent 1); an entry without a checksum (a format-1
     entry recorded before checksums) gets one."""
     body = {k: (e if "checksum" in e else {**e, "checksum": entry_checksum(e, k)})
@@ -394,25 +395,25 @@ def _dumps(entries: Mapping[str, Any]) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def _answer(entry: Mapping[str, Any]) -> dict[str, Any]:
+def _answer(entry: Mapping[str, JSON]) -> JSONObject:
     """The entry without what may differ between two recordings of the same answer (when, its checksum,
     and what it cost)."""
     return {k: v for k, v in entry.items() if k not in ("recorded_at", "checksum", "usage")}
 
 
-def _canonical(obj: Any) -> Any:
+def _canonical(obj: JSON) -> JSON:
     """JSON round trip, so a live entry compares equal to the same entry read back from a file."""
     return json.loads(json.dumps(obj, sort_keys=True, ensure_ascii=False))
 
 
-def make_entry(backend: str, model: str, messages: Sequence[Message], options: Mapping[str, Any],
-               schema: Mapping[str, Any] | None, gen: Generation | None = None,
-               error: OutputParseError | None = None) -> dict[str, Any]:
+def make_entry(backend: str, model: str, messages: Sequence[Message], options: Mapping[str, JSON],
+               schema: Schema | None, gen: Generation | None = None,
+               error: OutputParseError | None = None) -> JSONObject:
     """The format-2 recording entry for one answered (or failed) request (with its usage when known).
 
     ``messages`` and ``schema`` are not stored (the entry's key is their hash, with the options and
     the model); ``raw_outputs`` only when they are not just ``[text]``."""
-    entry: dict[str, Any] = {"backend": backend, "model": model, "options": dict(options)}
+    entry: JSONObject = {"backend": backend, "model": model, "options": dict(options)}
     if gen is not None:
         entry.update(text=gen.text, attempts=gen.attempts)
         if list(gen.raw_outputs) != [gen.text]:
@@ -430,21 +431,20 @@ def make_entry(backend: str, model: str, messages: Sequence[Message], options: M
     return _canonical(entry)
 
 
-def entry_tries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+def entry_tries(entry: Mapping[str, JSON]) -> list[Try]:
     """The attempts of a recorded entry: its ``"tries"``, or for a one-attempt entry the entry itself.
 
     An entry with several attempts but no ``"tries"`` (recorded before retries changed
     the request) gives an empty list: what those attempts were sent with is unknown.
     """
     if "tries" in entry:
-        return [dict(t) for t in entry["tries"]]
+        return [Try(**t) for t in entry["tries"]]
     if int(entry.get("attempts", 1)) != 1 or "error" in entry:
         return []
-    return [{"options": dict(entry.get("options", {})), "added_messages": [], "output": entry["text"],
-             "error": None}]
+    return [Try(options=dict(entry.get("options", {})), added_messages=[], output=entry["text"], error=None)]
 
 
-def entry_usage(entry: Mapping[str, Any]) -> Usage | None:
+def entry_usage(entry: Mapping[str, JSON]) -> Usage | None:
     """What a recorded request cost (:class:`~ragworkbook.llm.base.Usage`, its attempts from the
     entry), or None when the entry was recorded without usage."""
     counts = entry.get("usage")
@@ -453,7 +453,7 @@ def entry_usage(entry: Mapping[str, Any]) -> Usage | None:
     return Usage.from_counts(counts, int(entry.get("attempts", 1)))
 
 
-def option_differences(requested: Mapping[str, Any], recorded: Mapping[str, Any]) -> list[str]:
+def option_differences(requested: Mapping[str, JSON], recorded: Mapping[str, JSON]) -> list[str]:
     """Human-readable differences between the options of a request and of a recorded entry."""
     diffs = []
     for name in sorted(set(requested) | set(recorded)):
@@ -463,7 +463,7 @@ def option_differences(requested: Mapping[str, Any], recorded: Mapping[str, Any]
     return diffs
 
 
-def _why_missing(model: str, options: Mapping[str, Any], recording: Recording) -> str:
+def _why_missing(model: str, options: Mapping[str, JSON], recording: Recording) -> str:
     """What a miss most likely means, from what the recording keeps besides the prompts (the model and
     the options of each request)."""
     models = recording.models()
@@ -517,12 +517,12 @@ class ReplayGenerator(Generator):
     def path(self) -> Path:
         return self.recording.path
 
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str:  # pragma: no cover - chat is overridden
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> str:  # pragma: no cover - chat is overridden
         raise NotImplementedError("ReplayGenerator answers whole requests in chat()")
 
-    def lookup(self, messages: list[dict[str, str]], options: dict[str, Any],
-               schema: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    def lookup(self, messages: list[dict[str, str]], options: Options,
+               schema: Schema | None) -> tuple[str, JSONObject]:
         """The key and recorded entry for a request; ReplayMissError names how the nearest entry differs."""
         key = request_key(messages, options, schema, self.model)
         entry = self.recording.get(key)
@@ -530,8 +530,8 @@ class ReplayGenerator(Generator):
             return key, entry
         raise ReplayMissError(self._miss_message(messages, options, schema))
 
-    def _miss_message(self, messages: list[dict[str, str]], options: dict[str, Any],
-                      schema: Mapping[str, Any] | None) -> str:
+    def _miss_message(self, messages: list[dict[str, str]], options: Options,
+                      schema: Schema | None) -> str:
         path = self.recording.path
         if not self.recording.entries:
             where = "does not exist" if not path.is_file() else "has no entries"
@@ -543,7 +543,7 @@ class ReplayGenerator(Generator):
             f"request sha256 {key}). {why}: {self.hint}"
         )
 
-    def _answer(self, key: str, entry: Mapping[str, Any], schema: Mapping[str, Any] | None) -> Generation:
+    def _answer(self, key: str, entry: Mapping[str, JSON], schema: Schema | None) -> Generation:
         usage = entry_usage(entry)
         if "error" in entry:
             exc = OutputParseError(entry["error"]["message"], entry.get("raw_outputs", []),
@@ -567,16 +567,16 @@ class ReplayGenerator(Generator):
                           replayed=True, usage=usage)
 
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-             schema: Mapping[str, Any] | None = None,
-             options: Mapping[str, Any] | None = None) -> Generation:
+             schema: Schema | None = None,
+             options: Mapping[str, JSON] | None = None) -> Generation:
         messages = build_messages(prompt_or_messages, system)
         opts = merge_options(options)
         key, entry = self.lookup(messages, opts, schema)
         return self._answer(key, entry, schema)
 
     async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-                    schema: Mapping[str, Any] | None = None,
-                    options: Mapping[str, Any] | None = None) -> Generation:
+                    schema: Schema | None = None,
+                    options: Mapping[str, JSON] | None = None) -> Generation:
         return self.chat(prompt_or_messages, system=system, schema=schema, options=options)
 
     def __repr__(self) -> str:
@@ -598,18 +598,18 @@ class RecordingGenerator(Generator):
     def path(self) -> Path:
         return self.recording.path
 
-    def _chat_once(self, messages: list[dict[str, str]], options: dict[str, Any],
-                   schema: Mapping[str, Any] | None) -> str:  # pragma: no cover - chat is overridden
+    def _chat_once(self, messages: list[dict[str, str]], options: Options,
+                   schema: Schema | None) -> str:  # pragma: no cover - chat is overridden
         raise NotImplementedError("RecordingGenerator delegates whole requests to the live generator")
 
-    def _record(self, messages: list[dict[str, str]], opts: dict[str, Any], schema: Mapping[str, Any] | None,
+    def _record(self, messages: list[dict[str, str]], opts: Options, schema: Schema | None,
                 gen: Generation | None = None, error: OutputParseError | None = None) -> None:
         key = request_key(messages, opts, schema, self.model)
         self.recording.put(key, make_entry(self.live.backend, self.model, messages, opts, schema, gen, error))
 
     def chat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-             schema: Mapping[str, Any] | None = None,
-             options: Mapping[str, Any] | None = None) -> Generation:
+             schema: Schema | None = None,
+             options: Mapping[str, JSON] | None = None) -> Generation:
         messages, opts = build_messages(prompt_or_messages, system), merge_options(options)
         try:
             gen = self.live.chat(messages, schema=schema, options=opts)
@@ -620,8 +620,8 @@ class RecordingGenerator(Generator):
         return gen
 
     async def achat(self, prompt_or_messages: str | Sequence[Message], *, system: str | None = None,
-                    schema: Mapping[str, Any] | None = None,
-                    options: Mapping[str, Any] | None = None) -> Generation:
+                    schema: Schema | None = None,
+                    options: Mapping[str, JSON] | None = None) -> Generation:
         messages, opts = build_messages(prompt_or_messages, system), merge_options(options)
         try:
             gen = await self.live.achat(messages, schema=schema, options=opts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
 from ragworkbook.llm.base import Generator
 from ragworkbook.llm.defaults import BACKENDS, default_model
@@ -35,12 +35,15 @@ def _announce(line: str) -> None:
         print(line, file=sys.stdout, flush=True)
 
 
+#: a backend constructor's keyword argument (host, stream, timeout, think, n_ctx, base_url, ...)
+BackendOption: TypeAlias = str | int | float | bool | None
+
 _BACKEND_KWARGS = {"ollama": {"host", "stream", "timeout", "think"},
                    "embedded": {"n_ctx", "n_threads", "timeout"},
                    "openai": {"base_url", "api_key", "timeout"}}
 
 
-def _kwargs_for(backend: str, kwargs: dict[str, Any], strict: bool) -> dict[str, Any]:
+def _kwargs_for(backend: str, kwargs: dict[str, BackendOption], strict: bool) -> dict[str, BackendOption]:
     allowed = _BACKEND_KWARGS[backend]
     unknown = sorted(set(kwargs) - set().union(*_BACKEND_KWARGS.values()))
     wrong = sorted(set(kwargs) - allowed)
@@ -51,7 +54,7 @@ def _kwargs_for(backend: str, kwargs: dict[str, Any], strict: bool) -> dict[str,
 
 
 def _live(backend: str, model: str | None, announce: bool, strict: bool = True,
-          **kwargs: Any) -> Generator:
+          **kwargs: BackendOption) -> Generator:
     if backend == "auto":
         host = ollama_host(kwargs.get("host"))
         models = ollama_models(host)
@@ -83,7 +86,7 @@ def _live(backend: str, model: str | None, announce: bool, strict: bool = True,
     return gen
 
 
-def _no_openai_model(kwargs: dict[str, Any]) -> str:
+def _no_openai_model(kwargs: dict[str, BackendOption]) -> str:
     """Raise the error of an openai backend without a model name, with the models its server lists."""
     message = ""
     try:
@@ -101,7 +104,7 @@ def _no_openai_model(kwargs: dict[str, Any]) -> str:
 
 def get_generator(backend: str | None = None, model: str | None = None,
                   recording: str | os.PathLike[str] | None = None, *, announce: bool = True,
-                  record_hint: str | None = None, **kwargs: Any) -> Generator:
+                  record_hint: str | None = None, **kwargs: BackendOption) -> Generator:
     """The generator to use: see the module docstring for how backend, model and recording are chosen.
 
     ``announce`` prints one line (once per process) saying which live backend was

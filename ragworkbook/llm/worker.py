@@ -36,8 +36,8 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook._validate import seconds_setting
 from ragworkbook.llm.base import BackendUnavailable, LLMError
 from ragworkbook.llm.worker_process import read_frame, write_frame
@@ -99,7 +99,7 @@ class _Process:
     """One running worker process with its reply queue and the tail of its standard error."""
 
     popen: subprocess.Popen[bytes]
-    replies: queue.Queue[Any]
+    replies: queue.Queue[JSONObject | None]
     stderr: collections.deque[str]
     owner: int  # the pid of the process that started it (a fork must not share it)
 
@@ -115,7 +115,7 @@ def _spawn(path: str, n_ctx: int, n_threads: int) -> _Process:
     popen = subprocess.Popen(worker_command(path, n_ctx, n_threads), stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)
-    replies: queue.Queue[Any] = queue.Queue()
+    replies: queue.Queue[JSONObject | None] = queue.Queue()
     stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
 
     def read_replies() -> None:
@@ -142,7 +142,7 @@ class LlamaWorker:
 
     def __init__(self, path: str, n_ctx: int, n_threads: int):
         self.path, self.n_ctx, self.n_threads = path, n_ctx, n_threads
-        self.info: dict[str, Any] = {}  #: the worker's ready message (pid, chat_format, load_seconds, ...)
+        self.info: JSONObject = {}  #: the worker's ready message (pid, chat_format, load_seconds, ...)
         self.started = 0  #: how many worker processes were started (a restart after a crash adds one)
         self._proc: _Process | None = None
         self._lock = threading.Lock()
@@ -153,8 +153,8 @@ class LlamaWorker:
         """The running worker's process id (None before the first call or after a stop)."""
         return self._proc.popen.pid if self._proc is not None else None
 
-    def chat(self, messages: Sequence[Mapping[str, str]], kw: Mapping[str, Any], *,
-             timeout: float | None = None, stream: bool = False) -> Any:
+    def chat(self, messages: Sequence[Mapping[str, str]], kw: Mapping[str, JSON], *,
+             timeout: float | None = None, stream: bool = False) -> JSON:
         """``create_chat_completion(messages, **kw)`` in the worker: the completion dict (with
         ``stream``, the list of chunks). ValueError for a Python error of llama-cpp-python
         (e.g. a prompt longer than the context), :class:`WorkerDied` / :class:`WorkerTimeout`."""
@@ -165,7 +165,7 @@ class LlamaWorker:
         """One round trip with no model work (starts the worker if needed)."""
         self._call({"op": "ping"}, timeout)
 
-    def _call(self, request: dict[str, Any], timeout: float | None) -> Any:
+    def _call(self, request: JSONObject, timeout: float | None) -> JSON:
         limit = call_timeout(timeout)
         with self._lock:
             proc = self._running()
@@ -307,9 +307,3 @@ def close_all() -> None:
         workers = list(_WORKERS.values())
     for worker in workers:
         worker.close()
-
-
-def running_workers() -> list[LlamaWorker]:
-    """The workers with a live process, for diagnostics."""
-    with _WORKERS_GUARD:
-        return [w for w in _WORKERS.values() if w.pid is not None]

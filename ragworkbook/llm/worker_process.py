@@ -34,12 +34,17 @@ import signal
 import struct
 import sys
 import time
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
+
+from ragworkbook._types import JSON, JSONObject
+
+if TYPE_CHECKING:
+    import llama_cpp
 
 _HEADER = struct.Struct(">I")
 
 
-def read_frame(stream: IO[bytes]) -> Any | None:
+def read_frame(stream: IO[bytes]) -> JSON | None:
     """The next JSON frame from ``stream``, or None at the end of the stream."""
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
@@ -51,14 +56,14 @@ def read_frame(stream: IO[bytes]) -> Any | None:
     return json.loads(body.decode("utf-8"))
 
 
-def write_frame(stream: IO[bytes], obj: Any) -> None:
+def write_frame(stream: IO[bytes], obj: JSON) -> None:
     """Write ``obj`` as one JSON frame and flush."""
     body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     stream.write(_HEADER.pack(len(body)) + body)
     stream.flush()
 
 
-def _load(path: str, n_ctx: int, n_threads: int) -> Any:
+def _load(path: str, n_ctx: int, n_threads: int) -> llama_cpp.Llama:
     import llama_cpp
 
     from ragworkbook.llm.llama_safety import disable_extra_buffers
@@ -68,7 +73,7 @@ def _load(path: str, n_ctx: int, n_threads: int) -> Any:
                            seed=0, verbose=False)
 
 
-def _ready(llm: Any, seconds: float, n_ctx: int, n_threads: int) -> dict[str, Any]:
+def _ready(llm: llama_cpp.Llama, seconds: float, n_ctx: int, n_threads: int) -> JSONObject:
     import importlib.metadata
 
     from ragworkbook.llm.llama_safety import extra_buffers_disabled
@@ -79,7 +84,7 @@ def _ready(llm: Any, seconds: float, n_ctx: int, n_threads: int) -> dict[str, An
             "llama_cpp_python": importlib.metadata.version("llama-cpp-python")}
 
 
-def serve(llm: Any, requests: IO[bytes], replies: IO[bytes]) -> int:
+def serve(llm: llama_cpp.Llama, requests: IO[bytes], replies: IO[bytes]) -> int:
     """Answer requests until the input ends or an ``exit`` request; returns the exit status."""
     while True:
         req = read_frame(requests)
@@ -92,7 +97,7 @@ def serve(llm: Any, requests: IO[bytes], replies: IO[bytes]) -> int:
         try:
             llm.reset()  # no prompt-prefix reuse: the answer depends on this request only
             if req.get("stream"):
-                result: Any = list(llm.create_chat_completion(messages=req["messages"], stream=True,
+                result: JSON = list(llm.create_chat_completion(messages=req["messages"], stream=True,
                                                               **req["kw"]))
             else:
                 result = llm.create_chat_completion(messages=req["messages"], **req["kw"])

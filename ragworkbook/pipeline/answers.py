@@ -13,9 +13,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.protocols import Context, context_id, context_text
+
+if TYPE_CHECKING:
+    from ragworkbook.llm.base import Generation
 
 __all__ = ["RUN_FORMAT", "RAGAnswer", "save_answers", "load_answers"]
 
@@ -37,7 +41,7 @@ class RAGAnswer:
     question: str
     answer: str
     contexts: list[Context]
-    generation: Any = None
+    generation: Generation | None = None
     prompt: str = ""
     id: str | None = None
     reference: str | None = None
@@ -58,7 +62,7 @@ class RAGAnswer:
         """The chunk id of each context (``None`` for a plain string), in rank order."""
         return [context_id(c) for c in self.contexts]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form: ids, texts, pages, scores and ranks of the contexts; backend and model."""
         ctx = []
         for i, c in enumerate(self.contexts, 1):
@@ -76,7 +80,7 @@ class RAGAnswer:
 
 
 def save_answers(answers: Sequence[RAGAnswer], path: str | os.PathLike[str],
-                 meta: Mapping[str, Any] | None = None) -> Path:
+                 meta: Mapping[str, JSON] | None = None) -> Path:
     """Write a run to ``path`` as JSON, atomically: ``{"format", "meta", "answers": [...]}``.
 
     Each answer is :meth:`RAGAnswer.to_dict` (question, reference, answer, the

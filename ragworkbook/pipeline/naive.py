@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook._validate import check_k
 from ragworkbook.pipeline.answers import RAGAnswer
-from ragworkbook.protocols import GeneratorLike, RetrieverLike, context_text
+from ragworkbook.protocols import Context, EvalItemLike, GeneratorLike, HitLike, RetrieverLike, context_text
 
 SYSTEM_PROMPT = "You answer questions about a research paper using only the context you are given."
 PROMPT_TEMPLATE = (
@@ -42,12 +42,12 @@ PROMPT_TEMPLATE = (
 )
 
 
-def format_context(contexts: Sequence[Any]) -> str:
+def format_context(contexts: Sequence[Context]) -> str:
     """The contexts as numbered blocks: ``[1] text``, separated by blank lines (rank order kept)."""
     return "\n\n".join(f"[{i}] {context_text(c).strip()}" for i, c in enumerate(contexts, 1))
 
 
-def build_prompt(question: str, contexts: Sequence[Any], template: str = PROMPT_TEMPLATE) -> str:
+def build_prompt(question: str, contexts: Sequence[Context], template: str = PROMPT_TEMPLATE) -> str:
     """Fill ``template``'s ``{context}`` and ``{question}`` fields."""
     return template.replace("{context}", format_context(contexts)).replace("{question}", question.strip())
 
@@ -69,7 +69,7 @@ class NaiveRAG:
     k: int = 3
     prompt_template: str = PROMPT_TEMPLATE
     system: str | None = SYSTEM_PROMPT
-    options: Mapping[str, Any] | None = field(default=None)
+    options: Mapping[str, JSON] | None = field(default=None)
     depth: int | None = None
 
     def __post_init__(self) -> None:
@@ -87,11 +87,11 @@ class NaiveRAG:
             raise TypeError(f"generator must have .chat(prompt, ...), got {type(self.generator).__name__}; "
                             "use ragworkbook.llm.get_generator()")
 
-    def retrieve(self, question: str) -> list[Any]:
+    def retrieve(self, question: str) -> list[HitLike]:
         """The top ``max(k, depth)`` hits for ``question``, in rank order."""
         return list(self.retriever.search(question, max(self.k, self.depth or 0)))
 
-    def answer_from(self, question: str, contexts: Sequence[Any]) -> RAGAnswer:
+    def answer_from(self, question: str, contexts: Sequence[Context]) -> RAGAnswer:
         """Generate an answer from the given contexts (in the given order), without retrieving."""
         if not isinstance(question, str) or not question.strip():
             raise ValueError(f"question must be a non-empty str, got {question!r}")
@@ -110,7 +110,8 @@ class NaiveRAG:
         ans.retrieved = hits
         return ans
 
-    def run(self, eval_set: Iterable[Any], progress: bool = True) -> list[RAGAnswer]:
+    def run(self, eval_set: Iterable[str | Mapping[str, str] | EvalItemLike],
+            progress: bool = True) -> list[RAGAnswer]:
         """Answer every question of ``eval_set`` (an EvalSet, EvalItems, dicts or plain strings).
 
         Items with ``id``/``reference`` (attributes or keys) carry them into the answers.
@@ -126,7 +127,7 @@ class NaiveRAG:
             out.append(ans)
         return out
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         """The settings that determine the answers (for saved runs and reports)."""
         gen = f"{getattr(self.generator, 'backend', '?')}:{getattr(self.generator, 'model', '?')}"
         return {"k": self.k, "retriever": type(self.retriever).__name__, "generator": gen,
@@ -134,7 +135,7 @@ class NaiveRAG:
                 "options": dict(self.options) if self.options else None}
 
 
-def _question_of(item: str | Mapping[str, Any] | Any) -> tuple[str, str | None, str | None]:
+def _question_of(item: str | Mapping[str, str] | EvalItemLike) -> tuple[str, str | None, str | None]:
     """(question, id, reference) of a plain question, a mapping or an eval item; id and reference
     may be absent."""
     if isinstance(item, str):

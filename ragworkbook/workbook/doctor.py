@@ -29,8 +29,8 @@ import os
 import platform
 import sys
 import time
-from typing import Any
 
+from ragworkbook._types import JSONObject
 from ragworkbook.llm import embedded
 from ragworkbook.llm.base import LLMError
 from ragworkbook.llm.defaults import default_model
@@ -77,7 +77,7 @@ CHAT_TIMEOUT = 60.0
 CHAT_PROMPT = "Reply with the single word OK."
 
 
-def _chat_check(model: str, host: str, timeout: float) -> dict[str, Any]:
+def _chat_check(model: str, host: str, timeout: float) -> JSONObject:
     """One tiny chat request: ``{"ok", "seconds", "answer", "error"}``."""
     t0 = time.perf_counter()
     try:
@@ -88,7 +88,7 @@ def _chat_check(model: str, host: str, timeout: float) -> dict[str, Any]:
     return {"ok": True, "seconds": round(time.perf_counter() - t0, 2), "answer": text, "error": None}
 
 
-def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool = True) -> dict[str, Any]:
+def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool = True) -> JSONObject:
     model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or default_model("ollama")
     try:
         host = ollama_host()
@@ -97,7 +97,7 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
                 "models": [],
                 "model": model, "model_pulled": False, "chat": None, "client": _version("ollama"),
                 "error": str(exc), "fix": "unset OLLAMA_HOST, or set it to host:port (e.g. 127.0.0.1:11434)"}
-    out: dict[str, Any] = {"ok": False, "host": host, "server": False, "models": [], "model": model,
+    out: JSONObject = {"ok": False, "host": host, "server": False, "models": [], "model": model,
                            "model_pulled": False, "chat": None, "client": _version("ollama"), "error": None,
                            "fix": None}
     try:
@@ -133,7 +133,7 @@ def _ollama_status(timeout: float, chat_timeout: float | None = None, chat: bool
     return out
 
 
-def _openai_status(timeout: float) -> dict[str, Any]:
+def _openai_status(timeout: float) -> JSONObject:
     """The openai backend: whether it is configured (``OPENAI_BASE_URL`` set, or
     ``RAGWORKBOOK_BACKEND=openai``), whether its server answers ``GET /models`` (one request,
     ``timeout`` seconds), the models it lists and whether ``RAGWORKBOOK_MODEL`` is one of them.
@@ -143,7 +143,7 @@ def _openai_status(timeout: float) -> dict[str, Any]:
     model = os.environ.get("RAGWORKBOOK_MODEL", "").strip() or None
     configured = bool(os.environ.get("OPENAI_BASE_URL", "").strip()) or os.environ.get(
         "RAGWORKBOOK_BACKEND", "").strip().lower() == "openai"
-    out: dict[str, Any] = {"ok": False, "configured": configured, "url": None,
+    out: JSONObject = {"ok": False, "configured": configured, "url": None,
                            "key_set": openai_api_key() is not None, "server": False, "models": [],
                            "model": model, "model_served": None, "error": None, "fix": None}
     try:
@@ -187,11 +187,11 @@ EMBEDDED_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string",
                    "required": ["answer"]}
 
 
-def _embedded_status(load: bool) -> dict[str, Any]:
+def _embedded_status(load: bool) -> JSONObject:
     """The embedded model: found, and with ``load``, really used through its worker process: one
     generation and one schema-constrained call (a second or two), so a model that loads but crashes
     or cannot follow a grammar is reported, with why."""
-    out: dict[str, Any] = {"ok": False, "model": embedded.MODEL_NAME, "gguf": None, "size_bytes": None,
+    out: JSONObject = {"ok": False, "model": embedded.MODEL_NAME, "gguf": None, "size_bytes": None,
                            "loaded": False, "chat_format": None, "threads": None, "worker_pid": None,
                            "extra_buffers_disabled": None, "generation": None, "schema_call": None,
                            "llama_cpp_python": _version("llama-cpp-python"), "error": None, "fix": None}
@@ -237,8 +237,8 @@ def _embedded_status(load: bool) -> dict[str, Any]:
     return out
 
 
-def _replay_status() -> dict[str, Any]:
-    out: dict[str, Any] = {"ok": False, "dir": None, "recordings": [], "error": None, "fix": None}
+def _replay_status() -> JSONObject:
+    out: JSONObject = {"ok": False, "dir": None, "recordings": [], "error": None, "fix": None}
     try:
         folder = data_path("recordings")
         out["dir"] = str(folder)
@@ -259,8 +259,8 @@ def _replay_status() -> dict[str, Any]:
     return out
 
 
-def _embeddings_status() -> dict[str, Any]:
-    out: dict[str, Any] = {"ok": False, "model": "all-MiniLM-L6-v2", "path": None, "error": None, "fix": None}
+def _embeddings_status() -> JSONObject:
+    out: JSONObject = {"ok": False, "model": "all-MiniLM-L6-v2", "path": None, "error": None, "fix": None}
     try:
         from ragworkbook.embeddings import minilm_path
 
@@ -272,7 +272,7 @@ def _embeddings_status() -> dict[str, Any]:
     return out
 
 
-def _wordnet_status(deep: bool) -> dict[str, Any]:
+def _wordnet_status(deep: bool) -> JSONObject:
     """Quick: the WordNet files are found (and whether the LF copy is prepared) without importing NLTK.
     Deep: :func:`ragworkbook.metrics.wordnet.status`, which loads NLTK's WordNet (several seconds)."""
     try:
@@ -290,7 +290,7 @@ def _wordnet_status(deep: bool) -> dict[str, Any]:
         if not out.get("ok"):
             out.setdefault("fix", fix)
         return out
-    out: dict[str, Any] = {"check": "quick", "ok": False, "source": None, "path": None, "prepared": False,
+    out: JSONObject = {"check": "quick", "ok": False, "source": None, "path": None, "prepared": False,
                            "error": None, "fix": None}
     try:
         out["source"] = str(wordnet.source_dir())
@@ -316,7 +316,7 @@ def _selected_backend(ollama_ok: bool, ollama_server: bool) -> str:
 
 def doctor_report(*, load_models: bool = True, deep: bool = False,
                   ollama_timeout: float = 0.5, chat_timeout: float | None = None,
-                  chat: bool = True) -> dict[str, Any]:
+                  chat: bool = True) -> JSONObject:
     """Everything ``ragworkbook doctor`` reports, as a JSON-ready dict.
 
     Keys: ``ragworkbook`` (version), ``python``, ``packages`` (distribution ->
@@ -343,7 +343,7 @@ def doctor_report(*, load_models: bool = True, deep: bool = False,
     emb = _embedded_status(load_models)
     replay = _replay_status()
     selected = _selected_backend(ollama["ok"], ollama["server"])
-    report: dict[str, Any] = {
+    report: JSONObject = {
         "ragworkbook": __version__,
         "python": {"version": platform.python_version(), "executable": sys.executable,
                    "platform": platform.platform()},
@@ -374,7 +374,7 @@ def _mark(ok: bool) -> str:
     return "[ok]" if ok else "[--]"
 
 
-def _openai_line(a: dict[str, Any]) -> str:
+def _openai_line(a: JSONObject) -> str:
     """The openai backend's line of the report: where, whether a key is set (never the key), the models."""
     if not a["configured"]:
         return f"  [  ] openai    {a['error']} -> {a['fix']}"
@@ -389,7 +389,7 @@ def _openai_line(a: dict[str, Any]) -> str:
     return f"  {_mark(a['ok'])} openai    {detail}"
 
 
-def format_report(report: dict[str, Any]) -> str:
+def format_report(report: JSONObject) -> str:
     """The human-readable text ``ragworkbook doctor`` prints."""
     py = report["python"]
     lines = [f"ragworkbook {report['ragworkbook']} - Python {py['version']} ({py['executable']})", "",

@@ -10,7 +10,12 @@ it (a notebook shows it with ``plt.show()``); nothing here computes a metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 __all__ = ["draw_ranking", "draw_course_map", "draw_windows", "draw_ngram_matches", "draw_similarity",
            "draw_flow", "draw_triad", "draw_funnel", "draw_counts", "draw_intervals"]
@@ -20,7 +25,7 @@ _GRADE = ["#d9d9d9", "#c7e9c0", "#74c476", "#238b45"]
 _CORE, _OPTIONAL = "#3182bd", "#bdd7e7"
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
     import matplotlib.pyplot as plt  # a heavy import, only when a figure is drawn
 
     return plt
@@ -28,7 +33,7 @@ def _plt() -> Any:
 
 def draw_ranking(ranking: Sequence[str], relevance: Mapping[str, float], cutoffs: Sequence[int] = (),
                  missing: Sequence[str] = (), title: str = "", labels: Sequence[str] | None = None,
-                 ranks: Sequence[int] | None = None) -> Any:
+                 ranks: Sequence[int] | None = None) -> Figure:
     """A ranking as a row of boxes, rank 1 on the left, shaded by grade (grey: not relevant); a dashed
     line after each of the ``cutoffs``; the relevant documents never retrieved (``missing``) to the right.
     ``ranks``: the rank to print under each box, when the row skips some (1, 2, 3, 16)."""
@@ -62,7 +67,7 @@ def draw_ranking(ranking: Sequence[str], relevance: Mapping[str, float], cutoffs
     return fig
 
 
-def draw_course_map(lessons: Sequence[tuple[str, str, int | None, bool]]) -> Any:
+def draw_course_map(lessons: Sequence[tuple[str, str, int | None, bool]]) -> Figure:
     """The course as a grid of boxes, one a lesson (number, short title, stated minutes, core path or
     not), core lessons dark, the others light."""
     plt = _plt()
@@ -98,7 +103,7 @@ def draw_course_map(lessons: Sequence[tuple[str, str, int | None, bool]]) -> Any
 
 
 def draw_windows(length: int, windows: Sequence[tuple[int, int]], marks: Sequence[tuple[int, int, str]] = (),
-                 title: str = "") -> Any:
+                 title: str = "") -> Figure:
     """Chunk ``windows`` ((start, end) offsets) over a page of ``length`` characters, one bar a window,
     stacked so that overlaps show; ``marks`` are (start, end, label) spans of the page (a keyword)."""
     plt = _plt()
@@ -124,7 +129,7 @@ def draw_windows(length: int, windows: Sequence[tuple[int, int]], marks: Sequenc
 
 
 def draw_ngram_matches(candidate: Sequence[str], reference: Sequence[str], n: int = 2,
-                       title: str = "") -> Any:
+                       title: str = "") -> Figure:
     """The ``candidate``'s tokens in a row above the ``reference``'s, each n-gram of the candidate that the
     reference also holds drawn as a green bar under its tokens (red: not in the reference)."""
     plt = _plt()
@@ -149,7 +154,7 @@ def draw_ngram_matches(candidate: Sequence[str], reference: Sequence[str], n: in
     return fig
 
 
-def draw_similarity(matrix: Any, rows: Sequence[str], cols: Sequence[str], title: str = "") -> Any:
+def draw_similarity(matrix: ArrayLike, rows: Sequence[str], cols: Sequence[str], title: str = "") -> Figure:
     """A token-similarity matrix as a heatmap (``rows`` by ``cols`` tokens), the best match of each row
     outlined: BERTScore's greedy matching from the rows' side."""
     import numpy as np
@@ -170,7 +175,7 @@ def draw_similarity(matrix: Any, rows: Sequence[str], cols: Sequence[str], title
 
 
 def draw_flow(steps: Sequence[str], notes: Sequence[str] = (), title: str = "",
-              highlight: Sequence[int] = ()) -> Any:
+              highlight: Sequence[int] = ()) -> Figure:
     """A pipeline as a row of boxes joined by arrows, left to right; ``notes`` (one per step, may be "")
     are printed under the boxes; the steps at the ``highlight`` indices are drawn dark."""
     plt = _plt()
@@ -195,7 +200,7 @@ def draw_flow(steps: Sequence[str], notes: Sequence[str] = (), title: str = "",
     return fig
 
 
-def draw_triad(legs: Mapping[str, str] | None = None, title: str = "") -> Any:
+def draw_triad(legs: Mapping[str, str] | None = None, title: str = "") -> Figure:
     """The RAG triad: question, context and answer at the corners of a triangle, one judged check on each
     edge (context relevance, groundedness, answer relevance); ``legs`` maps a check to a text printed under
     its name (a score)."""
@@ -226,7 +231,7 @@ def draw_triad(legs: Mapping[str, str] | None = None, title: str = "") -> Any:
     return fig
 
 
-def draw_funnel(stages: Sequence[tuple[str, int]], title: str = "") -> Any:
+def draw_funnel(stages: Sequence[tuple[str, int]], title: str = "") -> Figure:
     """Counts that shrink stage by stage (candidates, then what each filter leaves) as horizontal bars,
     the first on top, each labelled with its count."""
     plt = _plt()
@@ -247,8 +252,8 @@ def draw_funnel(stages: Sequence[tuple[str, int]], title: str = "") -> Any:
     return fig
 
 
-def draw_counts(matrix: Any, rows: Sequence[str], cols: Sequence[str], row_title: str = "",
-                col_title: str = "", title: str = "") -> Any:
+def draw_counts(matrix: ArrayLike, rows: Sequence[str], cols: Sequence[str], row_title: str = "",
+                col_title: str = "", title: str = "") -> Figure:
     """A table of counts as a shaded grid with each count written in its cell: a confusion matrix (a judge
     against labels), two annotators' cross-table."""
     import numpy as np
@@ -275,7 +280,7 @@ def draw_counts(matrix: Any, rows: Sequence[str], cols: Sequence[str], row_title
 
 
 def draw_intervals(estimates: Sequence[tuple[str, float, float, float]], reference: float | None = None,
-                   reference_label: str = "", xlabel: str = "", title: str = "") -> Any:
+                   reference_label: str = "", xlabel: str = "", title: str = "") -> Figure:
     """Estimates with their intervals, one row each: (label, value, low, high), the first on top; a dashed
     vertical line at ``reference`` (chance, zero, a target)."""
     plt = _plt()

@@ -24,14 +24,18 @@ Conventions: both qualities are fractions in [0, 1] (ValueError otherwise);
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["end_to_end_quality", "quality_grid", "plot_quality_heatmap", "ceiling_for"]
 
 
-def _check_fraction(x: Any, name: str) -> np.ndarray:
+def _check_fraction(x: ArrayLike, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=np.float64)
     if np.isnan(arr).any():
         raise ValueError(f"{name} contains NaN")
@@ -41,7 +45,7 @@ def _check_fraction(x: Any, name: str) -> np.ndarray:
 
 
 def end_to_end_quality(retrieval: float | Sequence[float], generation: float | Sequence[float],
-                       ceiling: float = 1.0) -> Any:
+                       ceiling: float = 1.0) -> float | np.ndarray:
     """``retrieval * generation * ceiling`` (elementwise; a float for scalar inputs).
 
     ``ceiling`` = 1.0 is the plain product model; ``ceiling`` = 0.9 reproduces
@@ -77,8 +81,8 @@ def quality_grid(steps: int = 11, ceiling: float = 1.0) -> tuple[np.ndarray, np.
     return levels, levels, end_to_end_quality(r, g, ceiling)
 
 
-def plot_quality_heatmap(steps: int = 6, ceiling: float = 1.0, ax: Any = None,
-                         points: Sequence[tuple[float, float, str]] = ()) -> Any:
+def plot_quality_heatmap(steps: int = 6, ceiling: float = 1.0, ax: Axes | None = None,
+                         points: Sequence[tuple[float, float, str]] = ()) -> Axes:
     """Draw the retrieval x generation heatmap (matplotlib) and return the Axes.
 
     ``points``: optional ``(retrieval, generation, label)`` markers, e.g. a

@@ -29,10 +29,20 @@ import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragworkbook._types import JSON, JSONObject
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ragworkbook.corpus.chunking import Chunk
+    from ragworkbook.corpus.document import Corpus
+    from ragworkbook.corpus.eval_set import EvalSet
+    from ragworkbook.corpus.ground_truth import Qrels
+    from ragworkbook.corpus.jsonfile import PathLike
+    from ragworkbook.protocols import GeneratorLike
+    from ragworkbook.retrieval.dense import DenseRetriever
 
 __all__ = ["Figure", "ReproducedNumber", "ROW_IDS", "reproduce_all", "ndcg_variants",
            "to_frame", "format_table", "check_ids", "STATUSES", "NEEDS_MODEL", "PDF_ROWS"]
@@ -65,9 +75,9 @@ class ReproducedNumber:
     reason: str
     documented_status: str  # the status column of NUMBERS.md: exact / check / environment / ...
     figures: list[Figure] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)  # intermediates (per-question values, answers)
+    details: dict[str, object] = field(default_factory=dict)  # intermediates (per-question values, answers)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready dict of every field (what ``reproduce --json`` prints per row)."""
         return asdict(self)
 
@@ -84,7 +94,7 @@ class ReproducedNumber:
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-def _jsonable(x: Any) -> Any:
+def _jsonable(x: object) -> JSON:
     return json.loads(json.dumps(x, default=str))
 
 
@@ -119,7 +129,7 @@ def _join(figs: Sequence[Figure], attr: str) -> str:
 
 def _row(rid: str, what: str, doc_status: str, figs: list[Figure], status: str | None = None,
          reason: str = "", documented: str | None = None, reproduced: str | None = None,
-         details: dict[str, Any] | None = None) -> ReproducedNumber:
+         details: dict[str, object] | None = None) -> ReproducedNumber:
     if status is None:
         status = "exact" if all(f.matches for f in figs if f.matches is not None) else "differs"
     return ReproducedNumber(
@@ -275,8 +285,8 @@ def _a6(ctx: _Context) -> ReproducedNumber:
 # --------------------------------------------------------------------------------------------
 # B. textbook: the carbon-pricing example
 # --------------------------------------------------------------------------------------------
-def _carbon(ctx: _Context) -> dict[str, Any]:
-    if "carbon" not in ctx.cache:
+def _carbon(ctx: _Context) -> JSONObject:
+    if ctx.carbon is None:
         from ragworkbook.paths import data_path
 
         path = data_path("carbon_pricing.json")
@@ -284,8 +294,8 @@ def _carbon(ctx: _Context) -> dict[str, Any]:
             raise FileNotFoundError(f"{path} is missing (the carbon-pricing worked example)")
         data = json.loads(path.read_text(encoding="utf-8"))
         data["chunks"] = sorted(data["chunks"], key=lambda c: int(c.get("rank", 0)))
-        ctx.cache["carbon"] = data
-    return ctx.cache["carbon"]
+        ctx.carbon = data
+    return ctx.carbon
 
 
 def _carbon_ranking(ctx: _Context) -> tuple[list[str], dict[str, int]]:
@@ -296,24 +306,26 @@ def _carbon_ranking(ctx: _Context) -> tuple[list[str], dict[str, int]]:
     return ranking, grades
 
 
-def _b1(ctx: _Context) -> ReproducedNumber:
+def _precision_recall(ctx: _Context, row: str, k: int, precision: str, recall: str,
+                      reason: str) -> ReproducedNumber:
+    """Row ``row``: Precision@k and Recall@k of the carbon-pricing ranking against their documented
+    values."""
     from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
 
     ranking, grades = _carbon_ranking(ctx)
-    figs = [_fig("Precision@3", "0.667", precision_at_k(ranking, grades, 3)),
-            _fig("Recall@3", "0.5", recall_at_k(ranking, grades, 3))]
-    return _row("B1", "Precision@3, Recall@3 (carbon pricing)", "exact", figs,
-                reason="2 relevant (grade > 0) in the top 3; 4 relevant in all")
+    figs = [_fig(f"Precision@{k}", precision, precision_at_k(ranking, grades, k)),
+            _fig(f"Recall@{k}", recall, recall_at_k(ranking, grades, k))]
+    return _row(row, f"Precision@{k}, Recall@{k} (carbon pricing)", "exact", figs, reason=reason)
+
+
+def _b1(ctx: _Context) -> ReproducedNumber:
+    return _precision_recall(ctx, "B1", 3, "0.667", "0.5",
+                             reason="2 relevant (grade > 0) in the top 3; 4 relevant in all")
 
 
 def _b2(ctx: _Context) -> ReproducedNumber:
-    from ragworkbook.metrics.retrieval import precision_at_k, recall_at_k
-
-    ranking, grades = _carbon_ranking(ctx)
-    figs = [_fig("Precision@5", "0.8", precision_at_k(ranking, grades, 5)),
-            _fig("Recall@5", "1.0", recall_at_k(ranking, grades, 5))]
-    return _row("B2", "Precision@5, Recall@5 (carbon pricing)", "exact", figs,
-                reason="4 relevant in the top 5, all 4 of the corpus")
+    return _precision_recall(ctx, "B2", 5, "0.8", "1.0",
+                             reason="4 relevant in the top 5, all 4 of the corpus")
 
 
 def _b3(ctx: _Context) -> ReproducedNumber:
@@ -419,10 +431,22 @@ def _b9(ctx: _Context) -> ReproducedNumber:
 # --------------------------------------------------------------------------------------------
 # C. hands-on page (rag-cookbook)
 # --------------------------------------------------------------------------------------------
-def _retrieval_setup(ctx: _Context) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Retrieval:
+    """The documented retrieval pipeline as the C rows run it."""
+
+    eval_set: EvalSet
+    corpus: Corpus
+    chunks: list[Chunk]
+    retriever: DenseRetriever
+    qrels: Qrels
+    rankings: dict[str, list[str]]
+
+
+def _retrieval_setup(ctx: _Context) -> _Retrieval:
     """The documented retrieval pipeline on the bundled notes, or on ``ctx.pdf`` (the user's copy of
     the paper) when given: chunks, keyword qrels, dense rankings of the 8 questions (top 5)."""
-    if "retrieval" not in ctx.cache:
+    if ctx.retrieval is None:
         from ragworkbook.corpus.chunking import chunk_pages
         from ragworkbook.corpus.eval_set import load_eval_set
         from ragworkbook.corpus.ground_truth import keyword_qrels
@@ -442,30 +466,29 @@ def _retrieval_setup(ctx: _Context) -> dict[str, Any]:
                              "nothing to retrieve")
         retriever = DenseRetriever(chunks)
         hits = retriever.search_many(eval_set.questions, k=5)
-        ctx.cache["retrieval"] = {
-            "eval_set": eval_set, "corpus": corpus, "chunks": chunks, "retriever": retriever,
-            "qrels": keyword_qrels(chunks, eval_set),
-            "rankings": {it.id: [h.id for h in hs] for it, hs in zip(eval_set, hits, strict=True)},
-        }
-    return ctx.cache["retrieval"]
+        ctx.retrieval = _Retrieval(
+            eval_set=eval_set, corpus=corpus, chunks=chunks, retriever=retriever,
+            qrels=keyword_qrels(chunks, eval_set),
+            rankings={it.id: [h.id for h in hs] for it, hs in zip(eval_set, hits, strict=True)})
+    return ctx.retrieval
 
 
-def _pdf_source(ctx: _Context) -> dict[str, Any]:
+def _pdf_source(ctx: _Context) -> JSONObject:
     """What the C rows were measured on when ``--pdf`` was given: the file, its size, pages, pypdf."""
     from pathlib import Path
 
     from ragworkbook.corpus.pdf import PAPER_V7_BYTES, PYPDF_EXACT_C1
 
     s = _retrieval_setup(ctx)
-    corpus = s["corpus"]
+    corpus = s.corpus
     size = int(corpus.meta.get("bytes", Path(str(ctx.pdf)).stat().st_size))
     version = str(corpus.meta.get("pypdf", ""))
-    return {"pdf": str(ctx.pdf), "bytes": size, "pages": len(corpus), "chunks": len(s["chunks"]),
+    return {"pdf": str(ctx.pdf), "bytes": size, "pages": len(corpus), "chunks": len(s.chunks),
             "pypdf": version, "arxiv_v7_size": size == PAPER_V7_BYTES,
             "pypdf_measured_exact": version in PYPDF_EXACT_C1}
 
 
-def _pdf_words(src: dict[str, Any]) -> str:
+def _pdf_words(src: JSONObject) -> str:
     from pathlib import Path
 
     name = "the arXiv v7 PDF" if src["arxiv_v7_size"] else f"{Path(src['pdf']).name}"
@@ -481,7 +504,7 @@ def _per_question(ctx: _Context) -> dict[str, dict[str, float]]:
     from ragworkbook.evaluation.retrieval import score_rankings
 
     s = _retrieval_setup(ctx)
-    result = score_rankings(s["rankings"], s["qrels"], _C1_METRICS)
+    result = score_rankings(s.rankings, s.qrels, _C1_METRICS)
     return result.per_query
 
 
@@ -494,13 +517,13 @@ def _c1(ctx: _Context) -> ReproducedNumber:
     figs = [_fig(name, printed, sum(v[key] for v in per.values()) / n)
             for name, (key, printed) in documented.items()]
     missed = [qid for qid, v in per.items() if v["Hit@3"] == 0]
-    details: dict[str, Any] = {"per_question": per, "rankings": s["rankings"]}
+    details: dict[str, object] = {"per_question": per, "rankings": s.rankings}
     misses = f"Questions with no relevant chunk in the top 3 here: {', '.join(missed) or 'none'}"
     what = "dense retrieval over the 8 questions, k = 3"
     if ctx.pdf is None:
         return _row("C1", what, "environment", figs, status="environment",
                     reason="documented on the arXiv PDF (pypdf text, same recipe); measured on the bundled "
-                    f"notes corpus ({len(s['corpus'])} pages, {len(s['chunks'])} chunks, MiniLM, keyword "
+                    f"notes corpus ({len(s.corpus)} pages, {len(s.chunks)} chunks, MiniLM, keyword "
                     "relevance). "
                     f"{misses}. Run the same on your copy of the paper: `ragworkbook download-paper`, then "
                     "`ragworkbook reproduce --pdf FILE`", details=details)
@@ -532,7 +555,7 @@ def _c4(ctx: _Context) -> ReproducedNumber:
     figs = [_fig("Precision@3", "0", q1["P@3"]), _fig("Recall@3", "0", q1["R@3"]),
             _fig("reciprocal rank", "0", q1["MRR@5"])]
     s = _retrieval_setup(ctx)
-    top = s["rankings"]["q1"][:3]
+    top = s.rankings["q1"][:3]
     hit = any(f.matches is False for f in figs)
     what = "the documented miss: 'How many attention heads did they use?'"
     if ctx.pdf is None:
@@ -542,7 +565,7 @@ def _c4(ctx: _Context) -> ReproducedNumber:
                      "the documented miss occurs here too"))
         return _row("C4", what, "environment", figs, status="environment", reason=reason)
     src = _pdf_source(ctx)
-    pages = sorted({c.split("-")[0] for c in s["qrels"].get("q1", {})})
+    pages = sorted({c.split("-")[0] for c in s.qrels.get("q1", {})})
     where = f"on {', '.join(pages)}" if pages else "nowhere (the keyword is not in the extracted text)"
     reason = (f"on {_pdf_words(src)} the head-count question retrieves {', '.join(top)} at the top; the "
               f"chunks stating h = 8 are {where}: "
@@ -594,8 +617,8 @@ def _c2(ctx: _Context) -> ReproducedNumber:
 
     s = _retrieval_setup(ctx)
     gen = ctx.generator()
-    rag = NaiveRAG(s["retriever"], gen, k=3)
-    eval_set = s["eval_set"]
+    rag = NaiveRAG(s.retriever, gen, k=3)
+    eval_set = s.eval_set
     from tqdm.auto import tqdm
 
     answers = [rag.answer(it.question).answer
@@ -625,11 +648,11 @@ _D2 = {"correctness": ("63.67", "59.19"), "completeness": ("71.91", "68.36"), "o
 
 
 def _ragchecker_correlations(ctx: _Context) -> dict[str, dict[str, tuple[float, float]]]:
-    if "ragchecker" not in ctx.cache:
+    if ctx.ragchecker is None:
         from ragworkbook.judging.ragchecker import meta_eval_correlations
 
-        ctx.cache["ragchecker"] = meta_eval_correlations()
-    return ctx.cache["ragchecker"]
+        ctx.ragchecker = meta_eval_correlations()
+    return ctx.ragchecker
 
 
 def _d1(ctx: _Context) -> ReproducedNumber:
@@ -760,13 +783,18 @@ ROWS: dict[str, Callable[[_Context], ReproducedNumber]] = {}
 
 
 class _Context:
-    def __init__(self, generator: Any = None, progress: bool = False, pdf: Any = None):
+    """What the rows of one run share: the generator, the user's PDF, and what is computed once."""
+
+    def __init__(self, generator: GeneratorLike | None = None, progress: bool = False,
+                 pdf: PathLike | None = None):
         self._generator = generator
         self.progress = progress
         self.pdf = pdf  # the user's copy of the paper for the C rows (None: the bundled notes)
-        self.cache: dict[str, Any] = {}
+        self.carbon: JSONObject | None = None
+        self.retrieval: _Retrieval | None = None
+        self.ragchecker: dict[str, dict[str, tuple[float, float]]] | None = None
 
-    def generator(self) -> Any:
+    def generator(self) -> GeneratorLike:
         if self._generator is None:
             from ragworkbook.llm import get_generator
 
@@ -796,8 +824,8 @@ def check_ids(only: Iterable[str] | None) -> list[str]:
     return [i for i in ROW_IDS if i in ids]
 
 
-def reproduce_all(generator: Any = None, *, only: Iterable[str] | None = None,
-                  progress: bool = False, pdf: Any = None) -> list[ReproducedNumber]:
+def reproduce_all(generator: GeneratorLike | None = None, *, only: Iterable[str] | None = None,
+                  progress: bool = False, pdf: PathLike | None = None) -> list[ReproducedNumber]:
     """Recompute every row of NUMBERS.md (or the rows in ``only``), in table order.
 
     ``generator`` answers the rows that need a model (B7, C2); default: the live

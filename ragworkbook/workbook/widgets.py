@@ -13,8 +13,11 @@ tested (and printed) without a browser.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ipywidgets
 
 from ragworkbook.metrics import retrieval as rm
 from ragworkbook.metrics.batch import score_ranking
@@ -23,7 +26,8 @@ from ragworkbook.metrics.registry import Metric, get_spec, parse_metric
 __all__ = ["metrics_at_k", "ndcg_breakdown", "k_slider", "RankingEditor", "reorder_ranking"]
 
 
-def metrics_at_k(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int, gain: str = "linear",
+def metrics_at_k(ranking: Sequence[Hashable], relevance: Mapping[Hashable, float], k: int,
+                 gain: str = "linear",
                  metrics: Sequence[str | Metric] = ("precision", "recall", "hit_rate", "ndcg")
                  ) -> dict[str, float]:
     """``metrics`` (registry names or :class:`Metric` objects taking a cutoff; default Precision,
@@ -42,7 +46,7 @@ def _at_k(metric: str | Metric, k: int) -> Metric:
     return metric.spec.bind(**{**metric.kwargs, "k": k})
 
 
-def ndcg_breakdown(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None = None,
+def ndcg_breakdown(ranking: Sequence[Hashable], relevance: Mapping[Hashable, float], k: int | None = None,
                    gain: str = "linear") -> dict[str, float]:
     """DCG@k, IDCG@k (the DCG@k of the ideal order of every judged document) and NDCG@k of a
     ranking (``k=None``: the whole ranking)."""
@@ -54,7 +58,7 @@ def ndcg_breakdown(ranking: Sequence[Any], relevance: Mapping[Any, float], k: in
     return {"dcg": dcg, "idcg": idcg, "ndcg": ndcg}
 
 
-def _ranking_html(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None) -> str:
+def _ranking_html(ranking: Sequence[Hashable], relevance: Mapping[Hashable, float], k: int | None) -> str:
     rows = []
     for i, doc in enumerate(ranking, start=1):
         grade = relevance.get(doc, 0)
@@ -65,8 +69,8 @@ def _ranking_html(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int
     return "<table><tr><th>rank</th><th>doc</th><th>grade</th></tr>" + "".join(rows) + "</table>"
 
 
-def k_slider(ranking: Sequence[Any], relevance: Mapping[Any, float] | Sequence[Any],
-             max_k: int | None = None, gain: str = "linear", value: int = 3) -> Any:
+def k_slider(ranking: Sequence[Hashable], relevance: Mapping[Hashable, float] | Sequence[Hashable],
+             max_k: int | None = None, gain: str = "linear", value: int = 3) -> ipywidgets.VBox:
     """A slider over k showing P@k, Recall@k, Hit Rate@k and NDCG@k (an ipywidgets VBox)."""
     import ipywidgets as widgets
 
@@ -94,12 +98,12 @@ _PICTURE_NOTE = ("<p style='color:#777;font-size:90%'>A picture of the widget as
                  "cell to use it.</p>")
 
 
-def _with_picture(box: Any, html_of: Any) -> None:
+def _with_picture(box: ipywidgets.Box, html_of: Callable[[], str]) -> None:
     """Give a widget box a static picture of itself: an HTML rendering of its current state beside the
     widget view in what it displays. JupyterLab shows the widget when it can (a running kernel, or a
     trusted notebook with its saved state loaded) and the picture otherwise, where it would show the
     widget's text repr."""
-    def bundle(**kwargs: Any) -> dict[str, Any]:
+    def bundle(**kwargs: object) -> dict[str, str]:
         data = type(box)._repr_mimebundle_(box, **kwargs)
         data["text/html"] = html_of() + _PICTURE_NOTE
         return data
@@ -112,7 +116,7 @@ class RankingEditor:
     and NDCG are recomputed. ``.widget`` is the ipywidgets box to display;
     ``.order`` the current ranking; ``.move(i, delta)`` moves programmatically."""
 
-    def __init__(self, ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None = None,
+    def __init__(self, ranking: Sequence[Hashable], relevance: Mapping[Hashable, float], k: int | None = None,
                  gain: str = "linear"):
         import ipywidgets as widgets
 
@@ -160,7 +164,7 @@ class RankingEditor:
                           f"<b>NDCG{k} = {s['ndcg']:.3f}</b> ({self.gain} gain)")
 
 
-def reorder_ranking(ranking: Sequence[Any], relevance: Mapping[Any, float], k: int | None = None,
-                    gain: str = "linear") -> Any:
+def reorder_ranking(ranking: Sequence[Hashable], relevance: Mapping[Hashable, float], k: int | None = None,
+                    gain: str = "linear") -> ipywidgets.Box:
     """The :class:`RankingEditor` widget box for ``ranking`` (display it in a notebook)."""
     return RankingEditor(ranking, relevance, k, gain).widget

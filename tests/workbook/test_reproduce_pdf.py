@@ -42,8 +42,9 @@ DOCUMENTED = {"P@3": 0.5834, "R@3": 0.6201, "MRR@5": 0.8125, "NDCG@3": 0.7401, "
 
 def _fake(monkeypatch, tmp_path, per, size, version):
     corpus = Corpus("paper", [Page(1, "x")], meta={"pypdf": version, "bytes": size})
-    setup = {"corpus": corpus, "chunks": ["c"] * 40, "rankings": {"q1": ["p13-c01", "p14-c02", "p05-c03"]},
-             "qrels": {"q1": {"p04-c02": 1}}}
+    setup = reproduce._Retrieval(eval_set=None, corpus=corpus, chunks=["c"] * 40, retriever=None,
+                                 rankings={"q1": ["p13-c01", "p14-c02", "p05-c03"]},
+                                 qrels={"q1": {"p04-c02": 1}})
     monkeypatch.setattr(reproduce, "_retrieval_setup", lambda ctx: setup)
     monkeypatch.setattr(reproduce, "_per_question", lambda ctx: {f"q{i}": dict(per) for i in range(1, 9)})
     pdf = tmp_path / "paper.pdf"

@@ -50,9 +50,9 @@ import pkgutil
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragworkbook.workbook.exercises.checking import (
+    Checker,
     Count,
     Expected,
     Mistake,
@@ -67,6 +67,7 @@ from ragworkbook.workbook.exercises.checking import (
     read_number,
     same_items,
     same_text,
+    text_answer,
     yes_no,
 )
 
@@ -92,6 +93,7 @@ __all__ = [
     "read_number",
     "same_items",
     "same_text",
+    "text_answer",
     "yes_no",
 ]
 
@@ -104,7 +106,7 @@ class Solution:
     cell ending in ``solution("NN.k")`` does not display it a second time.
     """
 
-    value: Any
+    value: object
     explanation: str = ""
     shown: bool = field(default=False, compare=False, repr=False)
 
@@ -161,21 +163,18 @@ class Exercise:
     notebook: str
     title: str
     task: str
-    checker: Callable[[Any], tuple[bool, str]]
+    checker: Callable[[object], tuple[bool, str]]
     solver: Callable[[], Solution] | None = field(default=None, repr=False)
     reveals: tuple[str, ...] = ()
-    reveals_value: bool | Callable[[Any], Any] = True
+    reveals_value: bool | Callable[[object], object] = True
     expects: Callable[[], Expected] | None = field(default=None, repr=False)
 
 
 _EXERCISES: dict[str, Exercise] = {}
 
 
-Checker = Callable[[Any], tuple[bool, str]]
-
-
 def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] = (),
-             reveals_value: bool | Callable[[Any], Any] = True) -> Callable[[Checker], Checker]:
+             reveals_value: bool | Callable[[object], object] = True) -> Callable[[Checker], Checker]:
     """Register the decorated function as the checker of ``exercise_id`` ("NN.k", NN the notebook).
 
     The function is either a checker (one argument, the answer, returning ``(ok, message)``) or, taking
@@ -189,7 +188,7 @@ def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] 
     if isinstance(reveals, str):
         raise TypeError(f"reveals of {exercise_id} is a list of regexes, got the string {reveals!r}")
 
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def register(fn: Callable[..., object]) -> Callable[..., object]:
         if exercise_id in _EXERCISES:
             raise ValueError(f"exercise {exercise_id} is declared twice")
         expects: Callable[[], Expected] | None = None
@@ -197,7 +196,7 @@ def exercise(exercise_id: str, title: str, task: str, *, reveals: Sequence[str] 
         if not inspect.signature(fn).parameters:
             expects = fn
 
-            def checker(answer: Any) -> tuple[bool, str]:
+            def checker(answer: object) -> tuple[bool, str]:
                 return fn().check(answer)
 
         _EXERCISES[exercise_id] = Exercise(exercise_id, notebook, title, task, checker,
@@ -240,7 +239,7 @@ def _get(exercise_id: str) -> Exercise:
         raise ValueError(f"no exercise {exercise_id!r}; exercises of that notebook: {known}") from None
 
 
-def check(exercise_id: str, answer: Any) -> CheckResult:
+def check(exercise_id: str, answer: object) -> CheckResult:
     """Check ``answer`` for exercise ``exercise_id`` and return the verdict (it displays as one line).
 
     ``None`` means not answered yet: the verdict says so and how to see the worked solution.

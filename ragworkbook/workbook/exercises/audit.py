@@ -30,8 +30,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
+from ragworkbook._types import JSON
 from ragworkbook.workbook.exercises import Exercise, Solution
 
 __all__ = ["Leak", "value_patterns", "reveal_patterns", "course_patterns", "distinctive", "cell_text",
@@ -62,7 +62,7 @@ def _significant(text: str) -> int:
     return len(digits)
 
 
-def value_patterns(value: Any, min_decimals: int = 0) -> list[str]:
+def value_patterns(value: object, min_decimals: int = 0) -> list[str]:
     """Regexes for the renderings of a solution value that would reveal it.
 
     A non-integral float: its 2-4 decimal renderings (1-4 from 10 up: 28.4 as "28.4") that keep two
@@ -113,7 +113,7 @@ def distinctive(value: float) -> bool:
     return abs(float(f) - value) > 1e-9
 
 
-def course_patterns(ex: Exercise, value: Any) -> list[str]:
+def course_patterns(ex: Exercise, value: object) -> list[str]:
     """What would reveal ``ex``'s answer in another notebook's output: its ``reveals`` (not ``code:``) and
     the renderings of its :func:`distinctive` values at the precisions an answer is accepted in (at least
     the decimals its task asks for, when it declares them)."""
@@ -142,7 +142,7 @@ def _asked_decimals(ex: Exercise, n: int) -> list[int]:
     return decimals if len(decimals) == n else [0] * n
 
 
-def reveal_patterns(ex: Exercise, value: Any) -> list[str]:
+def reveal_patterns(ex: Exercise, value: object) -> list[str]:
     """Everything that would reveal ``ex``'s answer: its ``reveals`` and the value's renderings (of the
     part ``reveals_value(value)`` picks, when it is a function)."""
     if callable(ex.reveals_value):
@@ -150,7 +150,7 @@ def reveal_patterns(ex: Exercise, value: Any) -> list[str]:
     return list(ex.reveals) + (value_patterns(value) if ex.reveals_value else [])
 
 
-def _output_text(output: Mapping[str, Any]) -> str:
+def _output_text(output: Mapping[str, JSON]) -> str:
     if "text" in output:
         return "".join(output["text"])
     data = output.get("data", {})
@@ -162,7 +162,7 @@ def _output_text(output: Mapping[str, Any]) -> str:
     return ""
 
 
-def cell_text(cell: Mapping[str, Any]) -> tuple[str, str]:
+def cell_text(cell: Mapping[str, JSON]) -> tuple[str, str]:
     """A cell's (source, text of its committed outputs)."""
     source = "".join(cell.get("source", ""))
     outputs = "\n".join(_output_text(o) for o in cell.get("outputs", []))
@@ -182,14 +182,14 @@ def _solution_call(exercise_id: str) -> re.Pattern[str]:
     return re.compile(r"\bsolution\(\s*['\"]" + re.escape(exercise_id) + r"['\"]")
 
 
-def _widget_text(nb: Mapping[str, Any]) -> str:
+def _widget_text(nb: Mapping[str, JSON]) -> str:
     """Every string of a notebook's saved widget state (what JupyterLab renders before anything runs)."""
     state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     found: list[str] = []
     skip = {"_model_module", "_view_module", "_model_name", "_view_name", "_model_module_version",
             "_view_module_version", "layout", "style"}
 
-    def walk(x: Any) -> None:
+    def walk(x: JSON) -> None:
         if isinstance(x, str):
             found.append(x)
         elif isinstance(x, Mapping):
@@ -204,7 +204,7 @@ def _widget_text(nb: Mapping[str, Any]) -> str:
     return "\n".join(found)
 
 
-def audit_outputs(nb: Mapping[str, Any], exercises: Sequence[Exercise], solutions: Mapping[str, Solution],
+def audit_outputs(nb: Mapping[str, JSON], exercises: Sequence[Exercise], solutions: Mapping[str, Solution],
                   name: str = "", *, own: bool = False) -> list[Leak]:
     """The outputs of notebook ``nb`` (named ``name`` in the leaks) that show the answer of one of
     ``exercises``: every committed output but an exercise's own check cell, and the saved widget state;
@@ -237,7 +237,7 @@ def audit_outputs(nb: Mapping[str, Any], exercises: Sequence[Exercise], solution
     return leaks
 
 
-def audit_notebook(nb: Mapping[str, Any], exercises: Sequence[Exercise],
+def audit_notebook(nb: Mapping[str, JSON], exercises: Sequence[Exercise],
                    solutions: Mapping[str, Solution], name: str = "") -> list[Leak]:
     """Every rule of the module docstring that notebook ``nb`` (its JSON) breaks for ``exercises``
     (those of the notebook), given their ``solutions``: the layout, nothing above that tells, no output
@@ -258,7 +258,7 @@ def audit_notebook(nb: Mapping[str, Any], exercises: Sequence[Exercise],
     return leaks + audit_outputs(nb, exercises, solutions, name, own=True)
 
 
-def audit_course(notebooks: Mapping[str, Mapping[str, Any]], exercises: Sequence[Exercise],
+def audit_course(notebooks: Mapping[str, Mapping[str, JSON]], exercises: Sequence[Exercise],
                  solutions: Mapping[str, Solution]) -> list[Leak]:
     """Every rule broken in the course: ``notebooks`` maps a notebook's name ("02", "A1") to its JSON;
     each is audited for its own exercises (:func:`audit_notebook`) and its outputs for every other
@@ -271,7 +271,7 @@ def audit_course(notebooks: Mapping[str, Mapping[str, Any]], exercises: Sequence
     return leaks
 
 
-def _audit_one(ex: Exercise, sol: Solution, cells: Sequence[Mapping[str, Any]],
+def _audit_one(ex: Exercise, sol: Solution, cells: Sequence[Mapping[str, JSON]],
                texts: Sequence[tuple[str, str]]) -> Iterable[Leak]:
     heading = re.compile(r"^##\s+Exercise\s+" + re.escape(ex.id) + r"\s+—\s+\S", re.MULTILINE)
     heads = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and heading.search(texts[i][0])]

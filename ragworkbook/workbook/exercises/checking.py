@@ -24,13 +24,13 @@ Conventions every helper follows (the course's exercise contract):
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from ragworkbook.metrics.numeric import extract_numbers
 
@@ -51,6 +51,7 @@ __all__ = [
     "yes_no",
     "same_items",
     "same_text",
+    "text_answer",
     "negated",
 ]
 
@@ -59,6 +60,8 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.IGNO
 _FRACTION = re.compile(r"(?<![\w.@/-])([-+]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])"
                        r"|(?<![\w.@/])(\d+)\s+(?:out\s+)?of\s+(\d+)(?![\w./])")  # "3/4", "47 of 48"
 _FRACTION_WORDS = re.compile(r"\b(?:halves|half|thirds?|quarters?|fifths?|sixths?|tenths?)\b", re.IGNORECASE)
+#: a checker: the answer as the learner gave it -> (ok, message)
+Checker = Callable[[object], tuple[bool, str]]
 _PLAIN = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve"
                                       .split())}
@@ -143,7 +146,7 @@ def _written_of_number(answer: numbers.Real) -> Written:
     return Written(value, _decimals_of(repr(value)))
 
 
-def read_written(answer: Any, what: str = "the value", *, unit: str | None = None, share: bool = False,
+def read_written(answer: object, what: str = "the value", *, unit: str | None = None, share: bool = False,
                  wrong_context: Mapping[str, str] | None = None) -> tuple[Written | None, str]:
     """Read one number from ``answer`` with the precision it was written in: ``(Written, "")``, or
     ``(None, why it cannot be read)``.
@@ -200,7 +203,7 @@ def read_written(answer: Any, what: str = "the value", *, unit: str | None = Non
     return found[0], ""
 
 
-def read_number(answer: Any, what: str = "the value", *, unit: str | None = None, share: bool = False,
+def read_number(answer: object, what: str = "the value", *, unit: str | None = None, share: bool = False,
                 wrong_context: Mapping[str, str] | None = None) -> tuple[float | None, str]:
     """Read one number from ``answer``: ``(value, "")``, or ``(None, why it cannot be read)``; what is
     accepted is said in :func:`read_written`."""
@@ -208,7 +211,7 @@ def read_number(answer: Any, what: str = "the value", *, unit: str | None = None
     return (written.value, "") if written is not None else (None, why)
 
 
-def read_count(answer: Any, what: str = "the count") -> tuple[int | None, str]:
+def read_count(answer: object, what: str = "the count") -> tuple[int | None, str]:
     """Read a whole number: ``4``, ``4.0``, ``"4"``, ``"four"`` or a sentence stating it."""
     if isinstance(answer, str) and answer.strip().lower() in _WORDS:
         return _WORDS[answer.strip().lower()], ""
@@ -220,7 +223,7 @@ def read_count(answer: Any, what: str = "the count") -> tuple[int | None, str]:
     return int(value), ""
 
 
-def read_bool(answer: Any) -> bool | None:
+def read_bool(answer: object) -> bool | None:
     """Read a yes/no answer: True/False, or "yes"/"no"/"true"/"false" in any case; None otherwise."""
     if isinstance(answer, bool):
         return answer
@@ -263,7 +266,7 @@ def _as_decimals(decimals: int | float) -> int:
     return int(decimals)
 
 
-def _typed_trailing_zeros(answer: Any, value: float, expected: float, need: int) -> bool:
+def _typed_trailing_zeros(answer: object, value: float, expected: float, need: int) -> bool:
     """Whether ``answer`` is a float equal to ``expected`` rounded to ``need`` decimals: typed as 0.810 in
     Python it is the float 0.81, which cannot show the trailing zero the task asks for."""
     if isinstance(answer, (bool, str, numbers.Integral)) or not isinstance(answer, numbers.Real):
@@ -277,7 +280,7 @@ def precision_message(what: str, decimals: int, given: int) -> str:
     return f"{what}: give {decimals} {unit}, as the task asks (you gave {given})"
 
 
-def close(answer: Any, expected: float, decimals: int | float = 3, what: str = "the value", *,
+def close(answer: object, expected: float, decimals: int | float = 3, what: str = "the value", *,
           mistakes: Iterable[Mistake] = (), low: str | None = None, high: str | None = None,
           unit: str | None = None, share: bool = False,
           wrong_context: Mapping[str, str] | None = None) -> tuple[bool, str]:
@@ -310,7 +313,7 @@ def close(answer: Any, expected: float, decimals: int | float = 3, what: str = "
     return False, _direction(value, expected, what, low, high)
 
 
-def close_each(answer: Any, expected: Sequence[float], what: Sequence[str],
+def close_each(answer: object, expected: Sequence[float], what: Sequence[str],
                decimals: int | float | Sequence[int] = 3, *,
                mistakes: Sequence[Iterable[Mistake]] | None = None,
                share: bool = False) -> tuple[bool, str]:
@@ -336,7 +339,7 @@ def _joined(results: Sequence[tuple[bool, str]], what: Sequence[str]) -> tuple[b
                             for (ok, msg), w in zip(results, what, strict=True))
 
 
-def count(answer: Any, expected: int, what: str = "the count", *, mistakes: Iterable[Mistake] = (),
+def count(answer: object, expected: int, what: str = "the count", *, mistakes: Iterable[Mistake] = (),
           fewer: str | None = None, more: str | None = None) -> tuple[bool, str]:
     """Is ``answer`` the whole number ``expected``? A wrong count is told a named mistake, or "too many"
     (with the ``more`` hint) / "too few" (with ``fewer``), never the right count."""
@@ -353,7 +356,7 @@ def count(answer: Any, expected: int, what: str = "the count", *, mistakes: Iter
     return False, f"{what} {value} is too few" + (f": {fewer}" if fewer else "")
 
 
-def yes_no(answer: Any, expected: bool, *, right: str, wrong: str) -> tuple[bool, str]:
+def yes_no(answer: object, expected: bool, *, right: str, wrong: str) -> tuple[bool, str]:
     """Is ``answer`` the yes/no ``expected`` (True/False or "yes"/"no", any case)? ``right`` and ``wrong``
     are the messages (``wrong`` points at what to look at, not at the answer)."""
     value = read_bool(answer)
@@ -362,11 +365,11 @@ def yes_no(answer: Any, expected: bool, *, right: str, wrong: str) -> tuple[bool
     return (True, right) if value == expected else (False, wrong)
 
 
-def _norm(item: Any) -> Any:
+def _norm(item: object) -> object:
     return " ".join(item.split()).casefold() if isinstance(item, str) else item
 
 
-def same_items(answer: Any, expected: Sequence[Any], what: str = "the items") -> tuple[bool, str]:
+def same_items(answer: object, expected: Sequence[object], what: str = "the items") -> tuple[bool, str]:
     """Does ``answer`` hold exactly the ``expected`` items (any order; strings in any letter case)?
 
     A wrong answer is told the items it should not hold and how many are missing, never which.
@@ -389,19 +392,33 @@ def same_items(answer: Any, expected: Sequence[Any], what: str = "the items") ->
     return False, f"{what}: " + "; ".join(parts)
 
 
-def same_text(answer: Any, expected: str, what: str = "the answer") -> tuple[bool, str]:
+def _not_text(answer: object, what: str) -> str | None:
+    """What to say when ``answer`` is no string (None: it is one)."""
+    return None if isinstance(answer, str) else f"write {what} as a string, got {type(answer).__name__}"
+
+
+def text_answer(what: str = "the answer") -> Callable[[Callable[[str], tuple[bool, str]]], Checker]:
+    """Make a checker of a string answer: any other answer gets "write ``what`` as a string", and the
+    decorated function is called with strings only."""
+
+    def wrap(check: Callable[[str], tuple[bool, str]]) -> Checker:
+        @functools.wraps(check)
+        def checker(answer: object) -> tuple[bool, str]:
+            problem = _not_text(answer, what)
+            return (False, problem) if problem is not None else check(str(answer))
+
+        return checker
+
+    return wrap
+
+
+def same_text(answer: object, expected: str, what: str = "the answer") -> tuple[bool, str]:
     """Is ``answer`` the string ``expected``, up to letter case, surrounding quotes and spaces?"""
     if not isinstance(answer, str):
-        return False, f"write {what} as a string, got {type(answer).__name__}"
+        return False, _not_text(answer, what) or ""
     if _norm(answer.strip().strip("'\"`")) == _norm(expected):
         return True, f"{what} is {expected}"
     return False, f"{answer.strip()!r} is not {what}"
-
-
-def as_fraction(value: float, max_denominator: int = 100) -> str:
-    """``value`` as a short fraction ("3/4") for explanations."""
-    f = Fraction(value).limit_denominator(max_denominator)
-    return f"{f.numerator}/{f.denominator}"
 
 
 @dataclass(frozen=True)
@@ -419,7 +436,7 @@ class Number:
     unit: str | None = None
     wrong_context: Mapping[str, str] | None = None
 
-    def check(self, answer: Any) -> tuple[bool, str]:
+    def check(self, answer: object) -> tuple[bool, str]:
         return close(answer, self.value, self.decimals, self.what, mistakes=self.mistakes, low=self.low,
                      high=self.high, unit=self.unit, share=self.share, wrong_context=self.wrong_context)
 
@@ -434,7 +451,7 @@ class Numbers:
     def value(self) -> tuple[float, ...]:
         return tuple(p.value for p in self.parts)
 
-    def check(self, answer: Any) -> tuple[bool, str]:
+    def check(self, answer: object) -> tuple[bool, str]:
         parts = self.parts
         if isinstance(answer, (str, bytes)) or not hasattr(answer, "__len__") or len(answer) != len(parts):
             count_word = {2: "two", 3: "three", 4: "four"}.get(len(parts), str(len(parts)))
@@ -453,7 +470,7 @@ class Count:
     fewer: str | None = None
     more: str | None = None
 
-    def check(self, answer: Any) -> tuple[bool, str]:
+    def check(self, answer: object) -> tuple[bool, str]:
         return count(answer, self.value, self.what, mistakes=self.mistakes, fewer=self.fewer, more=self.more)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragworkbook.llm import ReplayMissError, get_generator
 from ragworkbook.metrics.retrieval import recall_at_k
 from ragworkbook.paths import data_path
-from ragworkbook.workbook.exercises import Count, Mistake, Solution, exercise, same_text, solves
+from ragworkbook.workbook.exercises import Count, Mistake, Solution, exercise, same_text, solves, text_answer
 
 _RANKING = ["doc_3", "doc_7", "doc_1", "doc_5", "doc_2"]
 _RELEVANT = {"doc_1", "doc_5", "doc_9"}
@@ -58,9 +56,8 @@ def _replay_miss_name() -> str:
 @exercise("00.2", "What replay does with a new question",
           "Predict what a notebook's replay generator does when asked something that was never recorded: "
           "name the exception it raises (or write 'answers' if you think it answers).")
-def _check_replay(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, str):
-        return False, f"write the exception's name as a string, got {type(answer).__name__}"
+@text_answer("the exception's name")
+def _check_replay(answer: str) -> tuple[bool, str]:
     name = answer.strip().strip("'\"`").rsplit(".", 1)[-1].removesuffix("()")
     if name.lower() in ("answers", "it answers", "answer"):
         return False, "a replay has no model to answer with; it can only read back what was recorded"

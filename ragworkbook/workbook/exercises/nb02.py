@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import permutations
-from typing import Any
 
 from ragworkbook.metrics.batch import score_ranking
 from ragworkbook.metrics.retrieval import (
@@ -120,7 +119,7 @@ def _rr_and_recall(ranking: list[str]) -> tuple[float, float]:
           "the five carbon-pricing chunks whose reciprocal rank is higher than the original order's and "
           "whose Recall@3 is lower. Predict first: is it possible?",
           reveals=[r"code:(?:grade|g)\w*\s*>=\s*2"], reveals_value=False)
-def _check_mrr_recall(answer: Any) -> tuple[bool, str]:
+def _check_mrr_recall(answer: object) -> tuple[bool, str]:
     ranking, _ = _carbon()
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
         return False, f"give the order as a list of the five chunk ids, got {type(answer).__name__}"

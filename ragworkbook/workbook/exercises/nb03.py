@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragworkbook.corpus.chunking import chunk_pages
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.corpus.ground_truth import keyword_diagnostics, keyword_qrels
@@ -73,7 +71,7 @@ def _solve_split_300() -> Solution:
           "check with keyword_diagnostics. Answer with a list of keywords.",
           reveals=[r"code:size\s*=\s*350\b"],
           reveals_value=False)  # the keywords themselves are printed in every table of the notebook
-def _check_split_0(answer: Any) -> tuple[bool, str]:
+def _check_split_0(answer: object) -> tuple[bool, str]:
     return same_items(answer, _split_keywords(350, 0), what="the split keywords")
 
 

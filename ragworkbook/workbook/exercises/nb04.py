@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.corpus.chunking import chunk_pages
 from ragworkbook.corpus.eval_set import load_eval_set
@@ -13,16 +13,22 @@ from ragworkbook.retrieval.filters import FilteredRetriever, page_filter
 from ragworkbook.stats.resampling import paired_test
 from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, read_count, solves
 
+if TYPE_CHECKING:
+    from ragworkbook.corpus.chunking import Chunk
+    from ragworkbook.corpus.document import Corpus
+    from ragworkbook.corpus.eval_set import EvalSet
+    from ragworkbook.retrieval.dense import DenseRetriever
+
 _TARGET = "p05-c02"  # the chunk that states h = 8
 _DENSE_RANK = 16  # as the exercise's task states it; checked against the retriever by the tests
 
 
 @lru_cache(maxsize=1)
-def _setup() -> tuple[Any, Any, Any]:
+def _setup() -> tuple[list[Chunk], EvalSet, Corpus]:
     return chunk_pages(load_corpus()), load_eval_set(), load_corpus()
 
 
-def _rank(retriever: Any, question: str) -> int:
+def _rank(retriever: BM25Retriever | FilteredRetriever | DenseRetriever, question: str) -> int:
     hits = retriever.search(question, k=len(retriever.chunks))
     return next(h.rank for h in hits if h.id == _TARGET)
 
@@ -36,7 +42,7 @@ def _bm25_rank() -> int:
           "Dense retrieval puts the chunk that states h = 8 (p05-c02) at rank 16 for 'How many attention "
           "heads did they use?'. Predict its rank under BM25, then search with BM25Retriever and compare.",
           reveals=[r"code:bm25\.search\(", r"code:rank_of\(bm25"])
-def _check_bm25(answer: Any) -> tuple[bool, str]:
+def _check_bm25(answer: object) -> tuple[bool, str]:
     rank, why = read_count(answer, "the rank")
     if rank is None:
         return False, why
@@ -60,7 +66,7 @@ def _solve_bm25() -> Solution:
                           "helps only when the question uses the answer's words.")
 
 
-def _dense() -> Any:
+def _dense() -> DenseRetriever:
     from ragworkbook.retrieval.dense import DenseRetriever  # loads MiniLM: only when asked
 
     return DenseRetriever(_setup()[0])
@@ -88,7 +94,7 @@ def _most_pages() -> list[int]:
           "retrieval puts p05-c02 in the top 3 for the head-count question. Predict first: how many of the "
           "17 pages can you keep?",
           reveals=[r"code:page_filter\(", r"code:_most_pages"])
-def _check_filter(answer: Any) -> tuple[bool, str]:
+def _check_filter(answer: object) -> tuple[bool, str]:
     if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
         return False, f"give the pages to keep as a list of page numbers, got {type(answer).__name__}"
     try:

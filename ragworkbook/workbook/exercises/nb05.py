@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 import sacrebleu
 
 from ragworkbook.metrics.generation import bleu, normalize_answer, rouge_n, token_f1
 from ragworkbook.metrics.numeric import check_numbers
-from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, negated, solves
+from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, negated, solves, text_answer
 from ragworkbook.workbook.exercises.examples import C3 as _C3
 from ragworkbook.workbook.exercises.examples import REFERENCE as _REFERENCE
 
@@ -22,9 +21,8 @@ _SECOND = "On the WMT 2014 English-to-German translation task the big model reac
           "sentence BLEU above 30 against the reference and is wrong: it must give another number where "
           "the reference says 28.4. Predict its BLEU before you run the check. (The C3 answer does not "
           "count.)")
-def _check_wrong_bleu(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, str):
-        return False, f"write the answer as a string, got {type(answer).__name__}"
+@text_answer()
+def _check_wrong_bleu(answer: str) -> tuple[bool, str]:
     if " ".join(answer.split()) == _C3:
         return False, "that is the C3 answer itself; write your own"
     if negated(answer):
@@ -120,7 +118,7 @@ _WORDS = {"above": ("above", "higher", "more", "greater"), "below": ("below", "l
           "alone. Answer 'above', 'between' or 'below'.",
           reveals=[r"code:bleu\([^)]*\[\s*reference\s*,", r"code:sentence_bleu\([^)]*\[\s*reference\s*,"],
           reveals_value=False)  # the words "above" / "between" / "below" say nothing on their own
-def _check_multi(answer: Any) -> tuple[bool, str]:
+def _check_multi(answer: object) -> tuple[bool, str]:
     if not isinstance(answer, str):
         return False, f"answer 'above', 'between' or 'below', got {type(answer).__name__}"
     word = re.sub(r"[^a-z ]", "", answer.lower()).strip()

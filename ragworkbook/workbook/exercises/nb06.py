@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ragworkbook.metrics.numeric import check_numbers
-from ragworkbook.workbook.exercises import Solution, exercise, read_number, solves, yes_no
+from ragworkbook.workbook.exercises import Solution, exercise, read_number, solves, text_answer, yes_no
 from ragworkbook.workbook.exercises.examples import C3 as _C3
 from ragworkbook.workbook.exercises.examples import REFERENCE as _REFERENCE
 
@@ -25,9 +24,8 @@ def _sim(text: str) -> float:
           "Write a correct answer (it states 28.4 as the BLEU score for English-to-German and no number the "
           "reference contradicts) whose embedding similarity to the reference is below that of the wrong "
           "C3 answer. Predict: how hard is it to find one?")
-def _check_less_similar(answer: Any) -> tuple[bool, str]:
-    if not isinstance(answer, str):
-        return False, f"write the answer as a string, got {type(answer).__name__}"
+@text_answer()
+def _check_less_similar(answer: str) -> tuple[bool, str]:
     value, why = read_number(answer, "the BLEU score", unit="BLEU", wrong_context=_WRONG_CONTEXT)
     if value is None:
         return False, why
@@ -64,7 +62,7 @@ def _passes_at_2_percent() -> bool:
           "With the default tolerance the numeric check flags 'About 28 BLEU.' (28 is not 28.4). Predict "
           "whether it passes with rel_tol=0.02 (True or False), then run check_numbers and compare.",
           reveals=[r"code:rel_tol\s*=\s*0\.02"])
-def _check_tol(answer: Any) -> tuple[bool, str]:
+def _check_tol(answer: object) -> tuple[bool, str]:
     want = _passes_at_2_percent()
     return yes_no(answer, want, right=f"with rel_tol=0.02 the check {'passes' if want else 'still flags it'}",
                   wrong="compute |28 - 28.4| / 28.4 and compare it with 0.02")

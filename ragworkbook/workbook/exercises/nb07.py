@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSONObject
 from ragworkbook.corpus.chunking import chunk_pages
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.corpus.pages import load_corpus
@@ -14,8 +15,12 @@ from ragworkbook.paths import data_path
 from ragworkbook.pipeline.naive import NaiveRAG
 from ragworkbook.workbook.exercises import Solution, exercise, same_items, solves, yes_no
 
+if TYPE_CHECKING:
+    from ragworkbook.pipeline.answers import RAGAnswer
+    from ragworkbook.retrieval.base import Hit
 
-def _run_and_labels() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+
+def _run_and_labels() -> tuple[list[JSONObject], dict[str, JSONObject]]:
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))["answers"]
     path = data_path("author_labels", "naive_rag_embedded_labels.json")
     labels = json.loads(path.read_text(encoding="utf-8"))
@@ -43,7 +48,7 @@ def _found_but_wrong() -> list[str]:
           "(ragworkbook/data/author_labels/naive_rag_embedded_labels.json).",
           reveals=[r"code:author_labels", r"q6's", r"q7's", r"still got most of them wrong"],
           reveals_value=False)
-def _check_found_wrong(answer: Any) -> tuple[bool, str]:
+def _check_found_wrong(answer: object) -> tuple[bool, str]:
     return same_items(answer, _found_but_wrong(), what="the question ids")
 
 
@@ -56,7 +61,7 @@ def _solve_found_wrong() -> Solution:
                          "notebooks are for.")
 
 
-def oracle_answer() -> Any:
+def oracle_answer() -> RAGAnswer:
     """Notebook 07's pipeline answering the head-count question from the one chunk that states h = 8
     (replayed from ``ragworkbook/data/recordings/07_naive_rag.json``, like the notebook)."""
 
@@ -69,7 +74,7 @@ def oracle_answer() -> Any:
 class _NoRetrieval:
     """A retriever that is never asked: the oracle answer gets its chunk directly."""
 
-    def search(self, query: str, k: int) -> list[Any]:  # pragma: no cover - never called
+    def search(self, query: str, k: int) -> list[Hit]:  # pragma: no cover - never called
         raise AssertionError("the oracle answer does not retrieve")
 
 
@@ -82,7 +87,7 @@ def _says_eight() -> tuple[bool, str]:
           "q1 failed at retrieval. Give the model the chunk that states h = 8 (p05-c02) as its only context "
           "(NaiveRAG.answer_from). Predict: does its answer now give the number 8? (True or False)",
           reveals=[r"code:answer_from\("])
-def _check_oracle(answer: Any) -> tuple[bool, str]:
+def _check_oracle(answer: object) -> tuple[bool, str]:
     want, text = _says_eight()
     return yes_no(answer, want, right=f"the model answered {text!r}",
                   wrong="run rag.answer_from(question, [chunk]) and read the answer")

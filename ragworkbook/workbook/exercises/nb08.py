@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
-from ragworkbook.corpus.chunking import chunk_pages
+from ragworkbook.corpus.chunking import Chunk, chunk_pages
 from ragworkbook.corpus.pages import load_corpus
-from ragworkbook.corpus.synthetic import copy_ratio, filter_questions, generate_questions, load_examples
+from ragworkbook.corpus.synthetic import (
+    FilterResult,
+    copy_ratio,
+    filter_questions,
+    generate_questions,
+    load_examples,
+)
 from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
 from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
@@ -17,7 +22,7 @@ _QUESTION = "How many identical layers are in the encoder stack?"
 _CHUNK = "p03-c02"
 
 
-def _chunks() -> list[Any]:
+def _chunks() -> list[Chunk]:
     return chunk_pages(load_corpus())
 
 
@@ -56,7 +61,7 @@ def _solve_ratio() -> Solution:
 
 
 @lru_cache(maxsize=1)
-def _recorded_result() -> Any:
+def _recorded_result() -> FilterResult:
     """Notebook 08's generation and filtering, replayed from its recording (same calls as the notebook)."""
     chunks = _chunks()
     # replay the notebook's recorded answers (also while the notebook itself is being recorded)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.metrics import (
@@ -20,6 +20,9 @@ from ragworkbook.judging.results import JudgeSample
 from ragworkbook.llm.replay import ReplayGenerator
 from ragworkbook.paths import data_path
 from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, same_items, solves
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.metrics import JudgedReport
 
 
 def _carbon_verdicts() -> list[int]:
@@ -59,7 +62,7 @@ def _solve_moved() -> Solution:
 
 
 @lru_cache(maxsize=1)
-def _eight() -> Any:
+def _eight() -> JudgedReport:
     """The judged report of notebook 09's eight answers, replayed."""
     run = json.loads(data_path("runs", "naive_rag_embedded.json").read_text(encoding="utf-8"))
     samples = [JudgeSample.from_mapping(a, sample_id=a["id"]) for a in run["answers"]]
@@ -109,7 +112,7 @@ def _judge_vs_labels() -> list[str]:
           "those chunks relevant.",
           reveals=[r"code:author_labels", r"chunks relevant \(labels\)", r"labels mark two"],
           reveals_value=False)  # the ids are printed everywhere; the labels beside the judge reveal it
-def _check_disagree(answer: Any) -> tuple[bool, str]:
+def _check_disagree(answer: object) -> tuple[bool, str]:
     return same_items(answer, _judge_vs_labels(), what="the answers")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ragworkbook.judging.coverage import coverage_from_verdicts
 from ragworkbook.judging.judge import Judge
@@ -52,7 +51,7 @@ def _solve_cov() -> Solution:
                                   "the question.")
 
 
-def _samples_and_judge() -> tuple[list[Any], Any]:
+def _samples_and_judge() -> tuple[list[JudgeSample], Judge]:
     run = load_answers(data_path("runs", "naive_rag_embedded.json"))
     samples = [JudgeSample(a.question, a.answer, [c.text for c in a.contexts], a.reference, a.id)
                for a in run]

@@ -9,13 +9,20 @@ the mistake it equals, never its distance.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.workbook.exercises import Mistake, Number, Solution, exercise, solves
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragworkbook._types import JSON
+    from ragworkbook.judging.check import JudgeCheck
+    from ragworkbook.metrics.support import WordSupport
+
 
 @cache
-def _check(name: str) -> Any:
+def _check(name: str) -> JudgeCheck:
     from ragworkbook.judging.check import RECORDED_PAIRS, judge_check, recording_path
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.replay import ReplayGenerator
@@ -53,7 +60,7 @@ def _solve_constant() -> Solution:
 
 
 # --- 11.2 -------------------------------------------------------------------------------------
-def _confusion() -> Any:
+def _confusion() -> tuple[np.ndarray, float, float, float]:
     from ragworkbook.stats.agreement import confusion_matrix
 
     res = _check("wikieval-faithfulness")
@@ -102,7 +109,7 @@ _WS_CONTEXT = ("The 80th Venice International Film Festival was held from 30 Aug
 _WS_ANSWER = "The film festival commenced on 30 August."
 
 
-def _paraphrase_support() -> Any:
+def _paraphrase_support() -> WordSupport:
     from ragworkbook.metrics.support import word_support
 
     return word_support(_WS_ANSWER, _WS_CONTEXT)
@@ -130,7 +137,7 @@ def _solve_support() -> Solution:
 
 
 # --- 11.4 -------------------------------------------------------------------------------------
-def _position() -> Any:
+def _position() -> JSON:
     return _check("ragchecker").stats["position_bias"]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.evaluation.lost_in_the_middle import edges_order, states_reference
@@ -63,7 +62,7 @@ def _rule_vs_labels() -> list[str]:
           "written by the project's authors say they are not?",
           reveals=[r"code:states_reference\(", r"disagree on one answer", r"q5's answer"],
           reveals_value=False)
-def _check_rule(answer: Any) -> tuple[bool, str]:
+def _check_rule(answer: object) -> tuple[bool, str]:
     return same_items(answer, _rule_vs_labels(), what="the answers")
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.evaluation.monitoring import Step, gate_series
 from ragworkbook.evaluation.report import Report
 from ragworkbook.stats.resampling import paired_test
 from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _p_after_losses(losses: int, n: int = 8) -> float:
@@ -56,7 +59,7 @@ def _drift_series() -> list[Step]:
     return steps
 
 
-def _first_failing() -> tuple[str, Any, Any]:
+def _first_failing() -> tuple[str, pd.DataFrame, pd.DataFrame]:
     steps = _drift_series()
     previous = gate_series(steps, ["hit_rate@3"], against="previous")
     first = gate_series(steps, ["hit_rate@3"], against="first")
@@ -71,7 +74,7 @@ def _first_failing() -> tuple[str, Any, Any]:
           "that first release ('r2'...'r5').",
           reveals=[r"against r1 (?:the gate )?first fails at", r"first failing release is"],
           reveals_value=False)  # the task itself names every label
-def _check_drift(answer: Any) -> tuple[bool, str]:
+def _check_drift(answer: object) -> tuple[bool, str]:
     if not isinstance(answer, str):
         return False, f"answer with a release's label, e.g. 'r3', got {type(answer).__name__}"
     want, _, _ = _first_failing()

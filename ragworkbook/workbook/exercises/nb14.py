@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from ragworkbook._types import JSONObject
 from ragworkbook.datasets import dataset_file
 from ragworkbook.judging.datasets import load_ragchecker
 from ragworkbook.judging.ragchecker import checking_metrics, example_metrics
@@ -45,7 +45,7 @@ def _solve_raw() -> Solution:
                        "rescaling (nor does Spearman's), so the step only matters for the plots.")
 
 
-def _results() -> list[dict[str, Any]]:
+def _results() -> list[JSONObject]:
     text = dataset_file("ragchecker", "example_checking_outputs.json").read_text(encoding="utf-8")
     return json.loads(text)["results"]
 

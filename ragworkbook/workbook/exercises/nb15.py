@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from ragworkbook._types import JSONObject
 from ragworkbook.corpus.eval_set import load_eval_set
 from ragworkbook.evaluation.compare import compare_reports
 from ragworkbook.evaluation.outputs import evaluate_outputs
@@ -15,7 +15,7 @@ _QUESTION = "What optimizer was used for training?"
 _NAMES = ["precision@3", "recall@3", "mrr@3", "ndcg@3", "hit_rate@3"]
 
 
-def _records(system: str) -> list[dict[str, Any]]:
+def _records(system: str) -> list[JSONObject]:
     """The records of ``ragworkbook/data/outputs/<system>_ragas.jsonl`` (``dense`` or ``bm25``)."""
     text = data_path("outputs", f"{system}_ragas.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -74,7 +74,7 @@ def _solve_recall() -> Solution:
           "mrr@3, ndcg@3 and hit_rate@3 still get a value? Give the list.",
           reveals=[r"incomplete_relevance", r"cannot be known while"],
           reveals_value=False)  # the metric names are printed everywhere
-def _check_keyword(answer: Any) -> tuple[bool, str]:
+def _check_keyword(answer: object) -> tuple[bool, str]:
     return same_items(answer, _keyword_only(), what="the metrics with a value")
 
 
@@ -91,7 +91,7 @@ def _solve_keyword() -> Solution:
           "Compare BM25 (B) with dense (A) on recall@3 with the paired test. Is B significantly worse at "
           "alpha = 0.05, so that `--fail-if-worse recall@3` fails? Answer True or False.",
           reveals=[r"code:compare_reports\(", r"code:--fail-if-worse", r"the gate passes"])
-def _check_gate(answer: Any) -> tuple[bool, str]:
+def _check_gate(answer: object) -> tuple[bool, str]:
     want = _bm25_worse()
     return yes_no(answer, want, right=f"B is {'' if want else 'not '}significantly worse on recall@3",
                   wrong="a lower mean is not yet a significant loss: how small a p-value can a sign-flip "

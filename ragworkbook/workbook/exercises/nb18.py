@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.judging.biases import (
     REWORDED_FAITHFULNESS,
@@ -22,6 +22,10 @@ from ragworkbook.llm import get_generator
 from ragworkbook.paths import data_path
 from ragworkbook.workbook.exercises import Count, Mistake, Number, Solution, exercise, solves
 
+if TYPE_CHECKING:
+    from ragworkbook.corpus.jsonfile import PathLike
+    from ragworkbook.stats.sample_size import Proportion
+
 #: WikiEval faithfulness pairs judged with the reworded prompt (all the recorded pairs) and, for the
 #: self-preference check, the questions the judge's own model answered without the context.
 PROMPT_PAIRS = 30
@@ -29,7 +33,7 @@ OWN_PAIRS = 15
 RECORDING = "18_judge_biases.json"
 
 
-def judge_of(path: Any) -> Judge:
+def judge_of(path: PathLike | None) -> Judge:
     """A judge answering from a recording (strict replay), or live when a backend is chosen."""
     return Judge(get_generator(recording=path))
 
@@ -48,11 +52,6 @@ def _longer_count(name: str) -> tuple[int, int]:
     """(pairs whose good answer has more words than the bad one, pairs) of a WikiEval data set."""
     pairs = load_wikieval(name).pairs
     return sum(word_count(p.good.answer or "") > word_count(p.bad.answer or "") for p in pairs), len(pairs)
-
-
-def _good_longer_share() -> float:
-    k, n = _longer_count("faithfulness")
-    return k / n
 
 
 def _ar_good_longer_share() -> float:
@@ -150,7 +149,7 @@ def prompt_runs() -> tuple[list[JudgedResult], list[JudgedResult], list[int]]:
     return original, reworded, labels
 
 
-def _flip_rate() -> tuple[Any, int, float]:
+def _flip_rate() -> tuple[Proportion, int, float]:
     """The share of verdicts that change with the wording (a proportion, ``k`` of ``n``), the number that
     stay, and Cohen's kappa between the two wordings."""
     original, reworded, labels = prompt_runs()
