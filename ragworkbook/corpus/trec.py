@@ -49,9 +49,8 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -624,8 +623,8 @@ def read_run_columns(path: PathLike) -> Columns:
 # --------------------------------------------------------------------------- files -> dicts
 
 
-def _to_dict(cols: Columns, verb: str, integral: bool) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {qid: {} for qid in cols.qids}
+def _to_dict(cols: Columns, verb: str, integral: bool) -> dict[str, dict[str, int | float]]:
+    out: dict[str, dict[str, int | float]] = {qid: {} for qid in cols.qids}
     qids = [cols.qids[i] for i in cols.q.tolist()]
     docs = cols.doc.to_pylist()
     values = cols.value.tolist()
@@ -699,13 +698,14 @@ def read_prefs(path: PathLike, *, qrels_form: bool = False) -> Prefs:
 # --------------------------------------------------------------------------- writing
 
 
-def write_qrels(qrels: Mapping[Any, Mapping[Any, Any]], path: PathLike) -> Path:
+def write_qrels(qrels: Mapping[Hashable, Mapping[Hashable, int | float]], path: PathLike) -> Path:
     """Write ``{qid: {docid: grade}}`` as a TREC qrels file (atomically)."""
     lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def write_run(run: Mapping[Any, Mapping[Any, float]], path: PathLike, tag: str = "ragworkbook") -> Path:
+def write_run(run: Mapping[Hashable, Mapping[Hashable, float]], path: PathLike,
+              tag: str = "ragworkbook") -> Path:
     """Write ``{qid: {docid: score}}`` as a TREC run file (atomically), each query's
     documents in rank order (score desc, docid desc — the order trec_eval reads)."""
     lines = []

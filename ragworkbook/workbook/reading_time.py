@@ -1,6 +1,6 @@
 """How long a notebook takes to read, and what its opening promises.
 
-The count (issue 29's convention, one for the whole course):
+The count (one convention for the whole course, so that every notebook's stated time means the same):
 
 - **prose**: the words of the markdown cells at 180 words a minute (a word is a run of characters between
   spaces holding a letter or a digit; an embedded image, an HTML tag and a URL are not words);
@@ -23,7 +23,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from ragworkbook._types import JSON, JSONObject
 
 __all__ = ["WORDS_PER_MINUTE", "CODE_LINES_PER_MINUTE", "OUTPUT_LINES_PER_MINUTE", "OPENING_PARTS",
            "PICTURE_WITHIN", "ReadingTime", "reading_time", "stated_minutes", "opening_minutes",
@@ -65,12 +66,12 @@ class ReadingTime:
                 f"{self.output_lines} output lines)")
 
 
-def _source(cell: Mapping[str, Any]) -> str:
+def _source(cell: Mapping[str, JSON]) -> str:
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
 
 
-def _text(value: Any) -> str:
+def _text(value: JSON) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
@@ -81,7 +82,7 @@ def prose_words(markdown: str) -> int:
     return sum(1 for w in text.split() if _WORD.search(w))
 
 
-def _output_lines(output: Mapping[str, Any]) -> int:
+def _output_lines(output: Mapping[str, JSON]) -> int:
     kind = output.get("output_type")
     if kind == "stream":
         return len(_text(output.get("text", "")).rstrip("\n").splitlines())
@@ -97,7 +98,7 @@ def _output_lines(output: Mapping[str, Any]) -> int:
     return 0
 
 
-def reading_time(nb: Mapping[str, Any]) -> ReadingTime:
+def reading_time(nb: Mapping[str, JSON]) -> ReadingTime:
     """The reading count of a notebook (its JSON): see the module docstring for what counts."""
     words = code = out = 0
     for cell in nb["cells"]:
@@ -114,43 +115,43 @@ def stated_minutes(minutes: float) -> int:
     return max(5, 5 * math.ceil(minutes / 5 - 1e-9))
 
 
-def _opening(nb: Mapping[str, Any]) -> str:
+def _opening(nb: Mapping[str, JSON]) -> str:
     first = next((c for c in nb["cells"] if c["cell_type"] == "markdown"), None)
     return _source(first) if first is not None else ""
 
 
-def opening_minutes(nb: Mapping[str, Any]) -> int | None:
+def opening_minutes(nb: Mapping[str, JSON]) -> int | None:
     """The minutes the opening states ("**Time:** about 25 minutes"), or None."""
     m = _TIME.search(_opening(nb))
     return int(m.group(1)) if m else None
 
 
-def missing_opening_parts(nb: Mapping[str, Any]) -> list[str]:
+def missing_opening_parts(nb: Mapping[str, JSON]) -> list[str]:
     """The parts of :data:`OPENING_PARTS` the opening does not state as a bold label ("**You need:**")."""
     text = _opening(nb)
     return [p for p in OPENING_PARTS
             if not re.search(r"\*\*" + re.escape(p) + r":?\*\*", text, re.IGNORECASE)]
 
 
-def _has_picture(cell: Mapping[str, Any]) -> bool:
+def _has_picture(cell: Mapping[str, JSON]) -> bool:
     if cell["cell_type"] == "markdown":
         return bool(_IMAGE_MD.search(_source(cell)))
     return any(k in o.get("data", {}) for o in cell.get("outputs", []) for k in _IMAGE_KINDS)
 
 
-def has_opening_picture(nb: Mapping[str, Any]) -> bool:
+def has_opening_picture(nb: Mapping[str, JSON]) -> bool:
     """Whether one of the first :data:`PICTURE_WITHIN` cells holds a picture: an image in markdown (a file,
     an attachment) or a figure a code cell drew."""
     return any(_has_picture(c) for c in nb["cells"][:PICTURE_WITHIN])
 
 
-def figure_count(nb: Mapping[str, Any]) -> int:
+def figure_count(nb: Mapping[str, JSON]) -> int:
     """How many figures the code cells draw (image outputs)."""
     return sum(1 for c in nb["cells"] if c["cell_type"] == "code"
                for o in c.get("outputs", []) if any(k in o.get("data", {}) for k in _IMAGE_KINDS))
 
 
-def load_notebook(path: str | Path) -> dict[str, Any]:
+def load_notebook(path: str | Path) -> JSONObject:
     """A notebook's JSON."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
