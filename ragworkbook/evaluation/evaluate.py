@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +35,11 @@ from tqdm.auto import tqdm
 
 from ragworkbook._io import check_writable
 from ragworkbook._text import differing_parts
+from ragworkbook._types import JSON, as_json
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import RowError, ScoredQuestion, Scoring, ScoringInfo
 from ragworkbook.judging.judge import Judge, run_sync
 from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.judging.metrics import ajudge
@@ -130,41 +133,39 @@ def _spec_or_none(name: str) -> Any:
         return None
 
 
-def _jsonable(x: Any) -> Any:
-    return json.loads(json.dumps(x, default=str))
-
-
-def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge | Generator,
-                progress: bool, reliability: Any = None) -> dict[str, Any]:
-    """Add the judged metrics to ``rows`` in place (values, outcomes with reasons, intermediates)."""
+def _judge_rows(rows: Sequence[ScoredQuestion], judged: list[Metric], judge: Judge | Generator | None,
+                progress: bool, reliability: Any = None) -> tuple[list[dict[str, Any]], ScoringInfo]:
+    """The judged metrics of ``rows``: per row its values, outcomes with reasons and intermediates
+    (``{"metrics", "unscored", "judgments"}``), and what the meta gets (judge, calls, cards, ledger)."""
     if judge is not None and not isinstance(judge, Judge):
         judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
-    samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
-                           reference=r["reference"], sample_id=r["id"]) for r in rows]
+    samples = [JudgeSample(question=r.question, answer=r.answer, contexts=r.contexts,
+                           reference=r.reference, sample_id=r.id) for r in rows]
     rep = run_sync(ajudge(samples, judge, judged, progress=progress))
+    out: list[dict[str, Any]] = [{"metrics": {}, "unscored": {}, "judgments": {}} for _ in rows]
     for m in judged:
-        for r, res in zip(rows, rep.results[m.name], strict=True):
-            r["metrics"][m.name] = res.score
+        for got, res in zip(out, rep.results[m.name], strict=True):
+            got["metrics"][m.name] = res.score
             if res.unscored is not None:
-                r["unscored"][m.name] = res.unscored.to_dict()
-            r.setdefault("judgments", {})[m.name] = _jsonable(
+                got["unscored"][m.name] = res.unscored
+            got["judgments"][m.name] = as_json(
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator if judge is not None else None
     name = f"{g.backend}:{g.model}" if g is not None else ""
     cards = cards_for(judged, reliability, name, g.model if g is not None else "")
-    out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
-    if g is not None:
-        out["judge_ledger"] = rep.ledger.to_dict()
-    return {"judge": name, **out} if g is not None else out
+    info = ScoringInfo(judge=name if g is not None else None, judge_model_calls=rep.n_model_calls,
+                       judge_reliability=as_json(cards),  # type: ignore[arg-type]
+                       judge_ledger=rep.ledger.to_dict() if g is not None else None)
+    return out, info
 
 
-def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],
+def _groups(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric],
             unscored: Mapping[str, Mapping[str, Unscored]]) -> list[tuple[list[int], list[Metric]]]:
     """The metrics grouped by the rows they are computed on (rows without a forced ``unscored`` entry),
     so each group is one batch."""
     groups: dict[tuple[int, ...], list[Metric]] = {}
     for m in metrics:
-        idx = tuple(i for i, r in enumerate(rows) if m.name not in unscored.get(str(r["id"]), {}))
+        idx = tuple(i for i, r in enumerate(rows) if m.name not in unscored.get(r.id, {}))
         groups.setdefault(idx, []).append(m)
     return [(list(idx), ms) for idx, ms in groups.items() if idx]
 
@@ -174,18 +175,20 @@ NO_REFERENCE_CONTEXTS = ("the record has no reference contexts (the passages a c
                          "text): add them as 'reference_contexts' (ragas) or 'context' (deepeval)")
 
 
-def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
+def score_rows(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
                rankings: Mapping[str, Sequence[str]] | None = None,
                qrels: Mapping[str, Mapping[str, float]] | None = None,
                judge: Judge | Generator | None = None,
                unscored: Mapping[str, Mapping[str, Unscored]] | None = None,
-               progress: bool = False, judge_reliability: Any = None) -> dict[str, Any]:
-    """Score report rows in place: the one scoring path of pipelines and of given outputs.
+               progress: bool = False, judge_reliability: Any = None) -> Scoring:
+    """Score questions: the one scoring path of pipelines and of given outputs.
 
-    ``rows``: dicts with ``id``, ``question``, ``answer``, ``reference`` and
-    ``contexts`` (texts); their ``metrics`` and ``unscored`` are filled for
-    every metric of ``metrics`` (parsed once, by :func:`resolve_metrics`: the engines below
-    receive the :class:`Metric` objects).
+    ``rows``: the questions (:class:`~ragworkbook.evaluation.rows.ScoredQuestion`: id,
+    question, answer, reference, contexts; the values they hold are not read). Returns
+    new rows, in the same order, with a value or a reason for every metric of ``metrics``
+    (parsed once, by :func:`resolve_metrics`: the engines below receive the
+    :class:`Metric` objects), and what the report's meta gets from the scoring
+    (retrieval depth, judge and its model calls, the judge's reliability cards).
 
     - retrieval metrics: ``rankings[row id]`` (context ids, best first) against
       ``qrels`` through the batch engine (:func:`ragworkbook.metrics.batch.evaluate_ranked`;
@@ -198,22 +201,21 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
     ``unscored``: ``{row id: {metric name: Unscored}}``, values known not to be
     computable (no relevance for the question, no reference): recorded as given
     and left out of the computation. ``judge_reliability``: see :func:`evaluate`.
-    Returns what the report's meta gets from the scoring (retrieval depth, judge and
-    its model calls, the judge's reliability cards).
     """
     unscored = unscored or {}
-    info: dict[str, Any] = {}
+    info = ScoringInfo()
+    values: list[dict[str, float | None]] = [{} for _ in rows]
+    why: list[dict[str, Unscored]] = [{} for _ in rows]
+    judgments: list[dict[str, JSON] | None] = [None for _ in rows]
     by_family = {f: [m for m in metrics if m.family == f] for f in ("retrieval", "generation", "judged")}
-    for r in rows:
-        r.setdefault("metrics", {})
-        r.setdefault("unscored", {})
-        for mname, why in unscored.get(str(r["id"]), {}).items():
-            r["metrics"][mname] = None
-            r["unscored"][mname] = why.to_dict()
+    for i, r in enumerate(rows):
+        for mname, u in unscored.get(r.id, {}).items():
+            values[i][mname] = None
+            why[i][mname] = u
     if by_family["retrieval"]:
         rankings = rankings or {}
         for idx, group in _groups(rows, by_family["retrieval"], unscored):
-            ids = [str(rows[i]["id"]) for i in idx]
+            ids = [rows[i].id for i in idx]
             missing = [i for i in ids if i not in rankings]
             if missing:
                 raise ValueError(f"no ranking for question(s) {', '.join(missing)}: give each scored row a "
@@ -223,44 +225,40 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
             result = evaluate_ranked(ranked, group)
             for pos, i in enumerate(idx):
                 for m in group:
-                    rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
-        info["retrieval_depth"] = max((len(v) for v in rankings.values()), default=0)
+                    values[i][m.name] = float(result.values[m.name][pos])
+        info.retrieval_depth = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        calls, cards, ledger = 0, {}, None
+        judged_info = ScoringInfo(judge_model_calls=0, judge_reliability={})
         for idx, group in _groups(rows, by_family["judged"], unscored):
-            got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
-            calls += got.pop("judge_model_calls")
-            cards.update(got.pop("judge_reliability"))
-            ledger = merge_ledgers(ledger, got.pop("judge_ledger", None))
-            info.update(got)
-        info["judge_model_calls"] = calls
-        info["judge_reliability"] = cards
-        if ledger is not None:
-            info["judge_ledger"] = ledger
+            got, group_info = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
+            for i, row_got in zip(idx, got, strict=True):
+                values[i].update(row_got["metrics"])
+                why[i].update(row_got["unscored"])
+                judgments[i] = {**(judgments[i] or {}), **row_got["judgments"]}
+            judged_info.add(group_info)
+        info.add(judged_info)
     by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
     if by_text:  # the text-based context metrics: the contexts against the reference contexts
-        for r in rows:
-            if r.get("reference_contexts") is None:
+        for i, r in enumerate(rows):
+            if r.reference_contexts is None:
                 for m in by_text:
-                    if m.name not in r["unscored"]:
-                        why = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
-                        r["metrics"][m.name], r["unscored"][m.name] = None, why.to_dict()
+                    if m.name not in why[i]:
+                        values[i][m.name] = None
+                        why[i][m.name] = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
         for m in by_text:
-            idx = [i for i, r in enumerate(rows) if m.name not in r["unscored"]]
-            if idx:
-                for i in idx:  # its implementation with its bound parameters (the threshold)
-                    rows[i]["metrics"][m.name] = float(m.compute(rows[i]["contexts"],
-                                                                 rows[i]["reference_contexts"]))
+            for i, r in enumerate(rows):  # its implementation with its bound parameters (the threshold)
+                if m.name not in why[i] and r.reference_contexts is not None:
+                    values[i][m.name] = float(m.compute(r.contexts, r.reference_contexts))
     by_family["generation"] = [m for m in by_family["generation"] if m.kind not in CONTEXT_SCORERS]
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
-            answers, references = [rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx]
+            answers, references = [rows[i].answer for i in idx], [rows[i].reference for i in idx]
             for m in group:
                 for i, value in zip(idx, score_pairs(m, answers, references), strict=True):
-                    rows[i]["metrics"][m.name] = float(value)
-    for r in rows:
-        r["metrics"] = {m.name: r["metrics"].get(m.name) for m in metrics}
-    return info
+                    values[i][m.name] = float(value)
+    scored = [replace(r, metrics={m.name: values[i].get(m.name) for m in metrics}, unscored=why[i],
+                      judgments=judgments[i]) for i, r in enumerate(rows)]
+    return Scoring(scored, info)
 
 
 def no_relevance(metrics: Iterable[Metric], message: str,
@@ -287,12 +285,12 @@ def _message(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
 
 
-def _failed_row(it: EvalItem, metrics: Sequence[Metric], reason: str, message: str) -> dict[str, Any]:
+def _failed_row(it: EvalItem, metrics: Sequence[Metric], reason: str, message: str) -> ScoredQuestion:
     """The row of a question without an answer: every metric failed with ``reason``."""
-    why = Unscored(FAILED, reason, message).to_dict()
-    return {"id": it.id, "question": it.question, "reference": it.reference, "answer": "",
-            "context_ids": [], "contexts": [], "metrics": {m.name: None for m in metrics},
-            "unscored": {m.name: dict(why) for m in metrics}, "error": {"reason": reason, "message": message}}
+    why = Unscored(FAILED, reason, message)
+    return ScoredQuestion(id=it.id, question=it.question, reference=it.reference, answer="",
+                          metrics={m.name: None for m in metrics}, unscored={m.name: why for m in metrics},
+                          error=RowError(reason, message))
 
 
 def _fingerprint(obj: Any) -> str:
@@ -319,19 +317,20 @@ def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[
     describe = getattr(pipeline, "describe", None)
     judge_gen = getattr(judge, "generator", judge)
     out: dict[str, Any] = {
-        "pipeline": _jsonable(describe()) if callable(describe) else type(pipeline).__name__,
+        "pipeline": as_json(describe()) if callable(describe) else type(pipeline).__name__,
         "depth": getattr(pipeline, "depth", None), "k": k,
         "generator": _identity(getattr(pipeline, "generator", None)),
         "judge": None if judge is None else {**(_identity(judge_gen) or {}),
-                                             "options": _jsonable(getattr(judge, "options", None))},
+                                             "options": as_json(getattr(judge, "options", None))},
         "qrels": None if qrels is None else _fingerprint({str(q): dict(v) for q, v in qrels.items()}),
         "unjudged": _fingerprint(sorted(str(q) for q in unjudged)),
     }
     out.update(dict(extra or {}))
-    return _jsonable(out)
+    return as_json(out)
 
 
-def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[EvalItem]) -> dict[str, dict]:
+def _reusable_rows(path: Path, settings: Mapping[str, Any],
+                   items: Sequence[EvalItem]) -> dict[str, ScoredQuestion]:
     """The rows of the report at ``path`` that a resumed run keeps, by question id.
 
     The report must have been made with the same settings (:func:`run_settings`), else ValueError
@@ -360,40 +359,24 @@ def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[Eval
         if it is None or r.get("error") or (r.get("question"), r.get("reference")) != (it.question,
                                                                                       it.reference):
             continue
-        keep[it.id] = r
+        keep[it.id] = ScoredQuestion.from_dict(r, f"{path}: row {it.id!r}")
     return keep
 
 
-def _ranking_of(row: Mapping[str, Any]) -> list[str]:
-    """A row's ranking: stored when deeper than its contexts, else its context ids."""
-    if row.get("ranking") is not None:
-        return list(row["ranking"])
-    return [cid or f"<context {n}>" for n, cid in enumerate(row.get("context_ids", []), start=1)]
-
-
-def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
-                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> dict[str, Any]:
-    """Score ``metrics`` for ``rows`` (on copies, through :func:`score_rows`) and merge the results
-    into the rows, leaving their other metrics as they are. The judge's reliability cards are
-    :func:`evaluate`'s, made once for the run: those of ``score_rows`` are dropped."""
+def _score_into(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
+                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> Scoring:
+    """Score ``metrics`` for ``rows`` (through :func:`score_rows`) -> the rows with those values,
+    their other metrics as they were. The judge's reliability cards are :func:`evaluate`'s, made
+    once for the run: those of ``score_rows`` are dropped."""
     if not rows or not metrics:
-        return {}
+        return Scoring(list(rows), ScoringInfo())
     names = [m.name for m in metrics]
-    copies = [{"id": r["id"], "question": r["question"], "reference": r["reference"], "answer": r["answer"],
-               "contexts": r["contexts"], "metrics": {}, "unscored": {}} for r in rows]
-    rankings = {str(r["id"]): _ranking_of(r) for r in rows}
-    only = {str(r["id"]): {n: u for n, u in forced.get(str(r["id"]), {}).items() if n in names} for r in rows}
-    info = score_rows(copies, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=only,
-                      progress=progress)
-    info.pop("judge_reliability", None)
-    for r, c in zip(rows, copies, strict=True):
-        for name in names:
-            r["metrics"][name] = c["metrics"].get(name)
-            r["unscored"].pop(name, None)
-        r["unscored"].update(c["unscored"])  # in the order score_rows gave them
-        if c.get("judgments"):
-            r.setdefault("judgments", {}).update(c["judgments"])
-    return info
+    rankings = {r.id: r.ranked_ids for r in rows}
+    only = {r.id: {n: u for n, u in forced.get(r.id, {}).items() if n in names} for r in rows}
+    got = score_rows([r.inputs() for r in rows], metrics, rankings=rankings, qrels=qrels, judge=judge,
+                     unscored=only, progress=progress)
+    got.info.judge_reliability = None
+    return Scoring([r.with_scores(c, names) for r, c in zip(rows, got.rows, strict=True)], got.info)
 
 
 class _Run:
@@ -402,7 +385,7 @@ class _Run:
     def __init__(self, items: Sequence[EvalItem], wanted: Sequence[Metric], out: Path | None,
                  meta: dict[str, Any]):
         self.items, self.wanted, self.out, self.meta = items, wanted, out, meta
-        self.rows: dict[str, dict[str, Any]] = {}
+        self.rows: dict[str, ScoredQuestion] = {}
         self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
         self.judge_down: tuple[str, str] | None = None
         self.info: dict[str, Any] = {"judge_model_calls": 0}
@@ -410,35 +393,32 @@ class _Run:
     def report(self, final: bool = False) -> Report:
         """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
         metrics not computed yet are failed ``not_scored``. Resuming from it runs what is missing."""
-        rows = []
+        names = [m.name for m in self.wanted]
+        rows: list[ScoredQuestion] = []
         for it in self.items:
             row = self.rows.get(it.id)
             if row is None:
                 row = _failed_row(it, self.wanted, "not_run", "the run stopped before this question; "
                                   "run again with --resume (resume=True) to answer it")
             else:
-                row = dict(row, metrics=dict(row["metrics"]), unscored=dict(row["unscored"]))
+                metrics, unscored = dict(row.metrics), dict(row.unscored)
                 for m in self.wanted:
-                    if m.name not in row["metrics"]:
-                        row["metrics"][m.name] = None
-                        row["unscored"][m.name] = Unscored(
+                    if m.name not in metrics:
+                        metrics[m.name] = None
+                        unscored[m.name] = Unscored(
                             FAILED, "not_scored", "the run stopped before this metric was computed; run "
-                            "again with --resume (resume=True) to compute it").to_dict()
-                names = [m.name for m in self.wanted]
-                row["metrics"] = {n: row["metrics"][n] for n in names}
-                row["unscored"] = {n: u for n, u in row["unscored"].items() if n in names}
-                if "judgments" in row:
-                    row["judgments"] = {n: j for n, j in row["judgments"].items() if n in names}
+                            "again with --resume (resume=True) to compute it")
+                row = replace(row, metrics=metrics, unscored=unscored).only(names)
             rows.append(row)
-        failed = [r for r in rows if r.get("error")]
+        failed = [r for r in rows if r.error is not None]
         complete = final and self.generation_down is None and not any(
-            r["error"]["reason"] == "not_run" for r in failed)
+            r.error is not None and r.error.reason == "not_run" for r in failed)
         meta = {**self.meta, **self.info, "complete": complete, "failed_questions": len(failed)}
         if self.generation_down:
             meta["stopped"] = self.generation_down[1]
         if self.judge_down:
             meta["judge_stopped"] = self.judge_down[1]
-        return Report(rows=rows, metrics=[m.name for m in self.wanted], meta=meta)
+        return Report(rows=[r.to_dict() for r in rows], metrics=names, meta=meta)
 
     def checkpoint(self, final: bool = False) -> Report:
         report = self.report(final)
@@ -542,7 +522,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         g = judge.generator
         info["judge"] = f"{g.backend}:{g.model}"
         if judged:  # one card per judged metric, whichever rows get judged (or kept by --resume)
-            info["judge_reliability"] = _jsonable(cards_for(judged, judge_reliability,
+            info["judge_reliability"] = as_json(cards_for(judged, judge_reliability,
                                                             info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
     run = _Run(items, wanted, out_path, info)
@@ -554,29 +534,28 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
             fresh, reused = [], []
             for it in chunk:
                 if it.id in previous:
-                    row = previous[it.id]
-                    row = dict(row, metrics={n: v for n, v in row["metrics"].items()
-                                             if v is not None or row["unscored"].get(n, {}).get("outcome")
-                                             == UNDEFINED}, unscored=dict(row["unscored"]))
-                    row["unscored"] = {n: u for n, u in row["unscored"].items() if n in row["metrics"]}
+                    was = previous[it.id]
+                    kept = {n: v for n, v in was.metrics.items()  # scored or undefined: kept
+                            if v is not None or (n in was.unscored and was.unscored[n].outcome == UNDEFINED)}
+                    row = replace(was, metrics=kept, unscored={n: u for n, u in was.unscored.items()
+                                                               if n in kept})
                     reused.append(row)
                 elif run.generation_down is not None:
                     reason, message = run.generation_down
                     row = _failed_row(it, wanted, reason, f"not asked: {message}")
                 else:
                     row = _answer_row(pipeline, it, wanted)
-                    if row.get("error"):
-                        if row["error"]["reason"] in ("backend_unavailable", "model_not_found"):
-                            run.generation_down = (row["error"]["reason"],
+                    if row.error is not None:
+                        if row.error.reason in ("backend_unavailable", "model_not_found"):
+                            run.generation_down = (row.error.reason,
                                                    f"the run stopped asking at question {it.id!r}: "
-                                                   f"{row['error']['message']}")
+                                                   f"{row.error.message}")
                     else:
                         fresh.append(row)
                 run.rows[it.id] = row
                 bar.update(1)
             _score_chunk(run, fresh, reused, wanted, judged, qrels, judge, forced, progress)
-            changed = len(reused) < len(chunk) or any(m.name not in previous[r["id"]]["metrics"]
-                                                      or previous[r["id"]]["metrics"][m.name] is None
+            changed = len(reused) < len(chunk) or any(previous[r.id].metrics.get(m.name) is None
                                                       for r in reused for m in wanted)
             # a batch taken whole from the old report changes nothing: no write
             if changed and start + save_every < len(items):
@@ -592,7 +571,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     return run.checkpoint(final=True)
 
 
-def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -> dict[str, Any]:
+def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -> ScoredQuestion:
     """Ask the pipeline one question -> its row (metrics to be scored), or a failed row."""
     try:
         ans = pipeline.answer(it.question)
@@ -600,25 +579,25 @@ def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) 
         return _failed_row(it, wanted, _reason(exc), _message(exc))
     answer = str(getattr(ans, "answer", ans))
     contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
-    row: dict[str, Any] = {"id": it.id, "question": it.question, "reference": it.reference,
-                           "answer": answer, "context_ids": [context_id(c) for c in contexts],
-                           "contexts": [context_text(c) for c in contexts], "metrics": {}, "unscored": {}}
+    row = ScoredQuestion(id=it.id, question=it.question, reference=it.reference, answer=answer,
+                         context_ids=[context_id(c) for c in contexts],
+                         contexts=[context_text(c) for c in contexts])
     ranking = [context_id(c) or f"<context {n}>"
                for n, c in enumerate(getattr(ans, "retrieved", None) or contexts, start=1)]
-    if ranking != _ranking_of(row):
-        row["ranking"] = ranking
+    if ranking != row.ranked_ids:
+        row.ranking = ranking
     return row
 
 
-def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, Any]],
+def _score_chunk(run: _Run, fresh: list[ScoredQuestion], reused: list[ScoredQuestion],
                  wanted: Sequence[Metric], judged: Sequence[Metric], qrels: Any, judge: Any,
                  forced: dict[str, dict[str, Unscored]], progress: bool) -> None:
     """Score the new rows on every metric and the reused rows on the metrics they lack."""
-    todo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    todo: dict[tuple[str, ...], list[ScoredQuestion]] = {}
     for r in fresh:
         todo.setdefault(tuple(m.name for m in wanted), []).append(r)
     for r in reused:
-        missing = tuple(m.name for m in wanted if m.name not in r["metrics"])
+        missing = tuple(m.name for m in wanted if m.name not in r.metrics)
         if missing:
             todo.setdefault(missing, []).append(r)
     for names, rows in todo.items():
@@ -629,40 +608,42 @@ def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, 
             got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
         except (BackendUnavailable, ModelNotFound, ReplayMissError):
             # one request the judge could not make: judge row by row, so only those rows fail
-            got = {}
             for r in rows:
                 if run.judge_down is not None:
                     _judge_unavailable(run, [r], judged, forced)
                 try:
                     got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
                 except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
-                    forced.setdefault(str(r["id"]), {}).update(
+                    forced.setdefault(r.id, {}).update(
                         {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
                     if not isinstance(exc, ReplayMissError):
-                        run.judge_down = (_reason(exc), f"the judge stopped at question {r['id']!r}: "
+                        run.judge_down = (_reason(exc), f"the judge stopped at question {r.id!r}: "
                                                         f"{_message(exc)}")
                     got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
-                run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
-                _merge_info(run.info, got)
+                _take(run, got)
             continue
-        run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
-        _merge_info(run.info, got)
+        _take(run, got)
 
 
-def _judge_unavailable(run: _Run, rows: Sequence[Mapping[str, Any]], judged: Sequence[Metric],
+def _take(run: _Run, got: Scoring) -> None:
+    """Keep the scored rows of ``got`` in ``run`` and add its meta (calls and costs summed)."""
+    for r in got.rows:
+        run.rows[r.id] = r
+    info = got.info.to_dict()
+    run.info["judge_model_calls"] += info.pop("judge_model_calls", 0)
+    for key, value in info.items():
+        if key == "retrieval_depth":
+            run.info[key] = max(run.info.get(key, 0), value)
+        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
+            run.info[key] = merge_ledgers(run.info.get(key), value)
+        else:
+            run.info[key] = value
+
+
+def _judge_unavailable(run: _Run, rows: Sequence[ScoredQuestion], judged: Sequence[Metric],
                        forced: dict[str, dict[str, Unscored]]) -> None:
     assert run.judge_down is not None
     reason, message = run.judge_down
     for r in rows:
-        forced.setdefault(str(r["id"]), {}).update(
+        forced.setdefault(r.id, {}).update(
             {m.name: Unscored(FAILED, reason, f"not asked: {message}") for m in judged})
-
-
-def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
-    for key, value in got.items():
-        if key == "retrieval_depth":
-            info[key] = max(info.get(key, 0), value)
-        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
-            info[key] = merge_ledgers(info.get(key), value)
-        else:
-            info[key] = value

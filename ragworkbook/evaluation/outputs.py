@@ -63,6 +63,7 @@ from ragworkbook.corpus.answers import (
 )
 from ragworkbook.evaluation.evaluate import no_relevance, resolve_metrics, score_rows
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import RecordRelevance, ScoredQuestion, Scoring
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import UNDEFINED, Unscored
@@ -191,22 +192,21 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None or any(src for src, *_ in relevance),
                              have_judge=judge is not None,
                              have_reference=any(r.reference is not None for r in answers))
-    rows: list[dict[str, Any]] = []
+    rows: list[ScoredQuestion] = []
     rankings: dict[str, list[str]] = {}
     judgements: dict[str, dict[str, float]] = {}
     forced: dict[str, dict[str, Unscored]] = {}
     counts: dict[str, int] = {}
     for rec, (source, ranking, judged, why_not) in zip(answers, relevance, strict=True):
-        row = {"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
-               "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
-               "metrics": {}, "unscored": {}, "relevance": source}
-        if rec.reference_contexts is not None:  # read by the text-based context metrics
-            row["reference_contexts"] = list(rec.reference_contexts)
         if source is not None:
             rankings[rec.id] = ranking
             judgements[rec.id] = judged
-            row["relevance_key"] = _relevance_key(source, rec, judged)
-        rows.append(row)
+        refs = rec.reference_contexts  # read by the text-based context metrics
+        rows.append(ScoredQuestion(
+            id=rec.id, question=rec.question, reference=rec.reference, answer=rec.answer,
+            context_ids=list(rec.context_ids), contexts=list(rec.contexts),
+            relevance=RecordRelevance(source, _relevance_key(source, rec, judged) if source else None),
+            reference_contexts=None if refs is None else list(refs)))
         counts[source or why_not] = counts.get(source or why_not, 0) + 1
         why = _unscored(rec, source, why_not, wanted, qrels is not None)
         if why:
@@ -223,8 +223,8 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     if resume:
         run.resume_from_out()
 
-    def score(batch: list[dict[str, Any]], show: bool) -> dict[str, Any]:
-        ids = {str(r["id"]) for r in batch}
+    def score(batch: list[ScoredQuestion], show: bool) -> Scoring:
+        ids = {r.id for r in batch}
         return score_rows(batch, wanted, rankings={i: rankings[i] for i in ids if i in rankings},
                           qrels={i: judgements[i] for i in ids if i in judgements}, judge=judge,
                           unscored={i: forced[i] for i in ids if i in forced}, progress=show,

@@ -134,14 +134,14 @@ class Target:
 
     def bands(self) -> tuple[str, str, str]:
         """The three bands as printed: (poor, acceptable, good)."""
-        fmt = _pct if self.metric == "hallucination" else _num
+        fmt = _pct if self.metric == "hallucination" else _two_decimals
         acceptable = f"{fmt(self.low)}-{fmt(self.high)}"
         if self.higher_is_better:
             return f"< {fmt(self.low)}", acceptable, f"> {fmt(self.high)}"
         return f"> {fmt(self.high)}", acceptable, f"< {fmt(self.low)}"
 
 
-def _num(x: float) -> str:
+def _two_decimals(x: float) -> str:
     return f"{x:.2f}"
 
 
