@@ -16,43 +16,38 @@ records, :func:`ragworkbook.evaluation.outputs.evaluate_outputs`):
 
 A value that cannot be computed for a row (no relevance judgements for the
 question, no reference answer) is recorded as ``undefined`` with its reason,
-counted beside the mean, never a number. Metric names come from the registry
+counted beside the mean, never a number. What is asked and saved around the
+scoring (failures, checkpoints, resume) is :mod:`ragworkbook.evaluation.run_control`'s.
+Metric names come from the registry
 (:mod:`ragworkbook.metrics.registry`); the report's columns carry them as they
 were asked for.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm.auto import tqdm
-
 from ragworkbook._io import check_writable
-from ragworkbook._text import differing_parts
 from ragworkbook._types import JSON, as_json
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
-from ragworkbook.evaluation.rows import RowError, ScoredQuestion, Scoring, ScoringInfo
+from ragworkbook.evaluation.rows import ScoredQuestion, Scoring, ScoringInfo
+from ragworkbook.evaluation.run_control import PipelineRun, reusable_rows, run_settings
 from ragworkbook.judging.judge import Judge, run_sync
-from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.judging.metrics import ajudge
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
-from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
 from ragworkbook.metrics.batch import evaluate_ranked
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.generation import score_pairs
 from ragworkbook.metrics.ranked import Ranked
 from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
-from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
-from ragworkbook.protocols import PipelineLike, context_id, context_text
+from ragworkbook.outcomes import UNDEFINED, Unscored
+from ragworkbook.protocols import PipelineLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.llm.base import Generator
@@ -268,165 +263,6 @@ def no_relevance(metrics: Iterable[Metric], message: str,
     return {m.name: Unscored(UNDEFINED, reason, message) for m in metrics if m.family == "retrieval"}
 
 
-#: Failures of a question's generation that mean the backend cannot answer any: after one, the
-#: remaining questions are not asked (each is recorded failed with the same reason).
-_BACKEND_DOWN = ("BackendUnavailable", "ModelNotFound")
-
-
-def _reason(exc: BaseException) -> str:
-    """The reason code of a failed generation or judgment."""
-    return {"BackendUnavailable": "backend_unavailable", "ModelNotFound": "model_not_found",
-            "ReplayMissError": "replay_miss", "OutputParseError": "output_parse_error",
-            "AnswerTooLong": "answer_too_long"}.get(
-        type(exc).__name__, "generation_error")
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
-
-
-def _failed_row(it: EvalItem, metrics: Sequence[Metric], reason: str, message: str) -> ScoredQuestion:
-    """The row of a question without an answer: every metric failed with ``reason``."""
-    why = Unscored(FAILED, reason, message)
-    return ScoredQuestion(id=it.id, question=it.question, reference=it.reference, answer="",
-                          metrics={m.name: None for m in metrics}, unscored={m.name: why for m in metrics},
-                          error=RowError(reason, message))
-
-
-def _fingerprint(obj: Any) -> str:
-    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def _identity(gen: Any) -> dict[str, Any] | None:
-    if gen is None:
-        return None
-    return {"backend": getattr(gen, "backend", type(gen).__name__), "model": getattr(gen, "model", ""),
-            "identity": str(getattr(gen, "identity", None) or getattr(gen, "backend", type(gen).__name__))}
-
-
-def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[str, float]] | None,
-                 unjudged: Iterable[str], judge: Any,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What determines a row's answer and scores, as stored in ``report.meta["settings"]``: the
-    pipeline's own description (``describe()``: prompt, options, k, retriever), its retrieval depth,
-    the generator (backend, model, identity: the server for Ollama) and the judge, fingerprints of
-    the relevance judgements, and ``extra`` (the caller's, e.g. the corpus fingerprint). Two runs
-    with equal settings answer every question the same way: :func:`evaluate` ``resume`` reuses rows
-    only between such runs."""
-    describe = getattr(pipeline, "describe", None)
-    judge_gen = getattr(judge, "generator", judge)
-    out: dict[str, Any] = {
-        "pipeline": as_json(describe()) if callable(describe) else type(pipeline).__name__,
-        "depth": getattr(pipeline, "depth", None), "k": k,
-        "generator": _identity(getattr(pipeline, "generator", None)),
-        "judge": None if judge is None else {**(_identity(judge_gen) or {}),
-                                             "options": as_json(getattr(judge, "options", None))},
-        "qrels": None if qrels is None else _fingerprint({str(q): dict(v) for q, v in qrels.items()}),
-        "unjudged": _fingerprint(sorted(str(q) for q in unjudged)),
-    }
-    out.update(dict(extra or {}))
-    return as_json(out)
-
-
-def _reusable_rows(path: Path, settings: Mapping[str, Any],
-                   items: Sequence[EvalItem]) -> dict[str, ScoredQuestion]:
-    """The rows of the report at ``path`` that a resumed run keeps, by question id.
-
-    The report must have been made with the same settings (:func:`run_settings`), else ValueError
-    naming what differs. A row is kept when its question and reference are those of the eval set
-    item with its id and its answer was generated (no row ``"error"``: failed and not-run questions
-    are run again); its failed metric values (``not_scored`` included) are computed again.
-    """
-    if not path.exists():
-        return {}
-    old = Report.load(path)
-    stored = old.meta.get("settings")
-    if stored is None:
-        raise ValueError(f"cannot resume from {path}: it does not record the settings it was made with "
-                         "(made before --resume existed, or not by a pipeline run); run without --resume, "
-                         "or write to another --out")
-    if stored != settings:
-        shown = {key: differing_parts(json.dumps(stored.get(key)), json.dumps(settings.get(key)))
-                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)}
-        diffs = [f"{key}: {was} in the report, {now} now" for key, (was, now) in shown.items()]
-        raise ValueError(f"cannot resume from {path}: it was made with other settings ({'; '.join(diffs)}); "
-                         "its rows would not be this run's: run without --resume, or write to another --out")
-    by_id = {it.id: it for it in items}
-    keep = {}
-    for r in old.rows:
-        it = by_id.get(str(r["id"]))
-        if it is None or r.get("error") or (r.get("question"), r.get("reference")) != (it.question,
-                                                                                      it.reference):
-            continue
-        keep[it.id] = ScoredQuestion.from_dict(r, f"{path}: row {it.id!r}")
-    return keep
-
-
-def _score_into(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
-                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> Scoring:
-    """Score ``metrics`` for ``rows`` (through :func:`score_rows`) -> the rows with those values,
-    their other metrics as they were. The judge's reliability cards are :func:`evaluate`'s, made
-    once for the run: those of ``score_rows`` are dropped."""
-    if not rows or not metrics:
-        return Scoring(list(rows), ScoringInfo())
-    names = [m.name for m in metrics]
-    rankings = {r.id: r.ranked_ids for r in rows}
-    only = {r.id: {n: u for n, u in forced.get(r.id, {}).items() if n in names} for r in rows}
-    got = score_rows([r.inputs() for r in rows], metrics, rankings=rankings, qrels=qrels, judge=judge,
-                     unscored=only, progress=progress)
-    got.info.judge_reliability = None
-    return Scoring([r.with_scores(c, names) for r, c in zip(rows, got.rows, strict=True)], got.info)
-
-
-class _Run:
-    """The state of one :func:`evaluate` run: its rows so far, what stopped, the checkpoints."""
-
-    def __init__(self, items: Sequence[EvalItem], wanted: Sequence[Metric], out: Path | None,
-                 meta: dict[str, Any]):
-        self.items, self.wanted, self.out, self.meta = items, wanted, out, meta
-        self.rows: dict[str, ScoredQuestion] = {}
-        self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
-        self.judge_down: tuple[str, str] | None = None
-        self.info: dict[str, Any] = {"judge_model_calls": 0}
-
-    def report(self, final: bool = False) -> Report:
-        """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
-        metrics not computed yet are failed ``not_scored``. Resuming from it runs what is missing."""
-        names = [m.name for m in self.wanted]
-        rows: list[ScoredQuestion] = []
-        for it in self.items:
-            row = self.rows.get(it.id)
-            if row is None:
-                row = _failed_row(it, self.wanted, "not_run", "the run stopped before this question; "
-                                  "run again with --resume (resume=True) to answer it")
-            else:
-                metrics, unscored = dict(row.metrics), dict(row.unscored)
-                for m in self.wanted:
-                    if m.name not in metrics:
-                        metrics[m.name] = None
-                        unscored[m.name] = Unscored(
-                            FAILED, "not_scored", "the run stopped before this metric was computed; run "
-                            "again with --resume (resume=True) to compute it")
-                row = replace(row, metrics=metrics, unscored=unscored).only(names)
-            rows.append(row)
-        failed = [r for r in rows if r.error is not None]
-        complete = final and self.generation_down is None and not any(
-            r.error is not None and r.error.reason == "not_run" for r in failed)
-        meta = {**self.meta, **self.info, "complete": complete, "failed_questions": len(failed)}
-        if self.generation_down:
-            meta["stopped"] = self.generation_down[1]
-        if self.judge_down:
-            meta["judge_stopped"] = self.judge_down[1]
-        return Report(rows=[r.to_dict() for r in rows], metrics=names, meta=meta)
-
-    def checkpoint(self, final: bool = False) -> Report:
-        report = self.report(final)
-        if self.out is not None:
-            report.save(self.out)
-        return report
-
-
 def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]], *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
              judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
@@ -504,7 +340,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         judge = judge if isinstance(judge, Judge) else Judge(judge)  # one judge (one cache) for the run
     unjudged = {str(q) for q in unjudged}
     config = run_settings(pipeline, k=k, qrels=qrels, unjudged=unjudged, judge=judge, extra=settings)
-    previous = _reusable_rows(out_path, config, items) if resume and out_path is not None else {}
+    previous = reusable_rows(out_path, config, items) if resume and out_path is not None else {}
     forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no relevance judgements (no keyword for "
                                           "the keyword rule, or absent from the qrels given)")
               for it in items if it.id in unjudged}
@@ -525,125 +361,12 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
             info["judge_reliability"] = as_json(cards_for(judged, judge_reliability,
                                                             info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
-    run = _Run(items, wanted, out_path, info)
-    run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
-    bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
-    try:
-        for start in range(0, len(items), save_every):
-            chunk = items[start:start + save_every]
-            fresh, reused = [], []
-            for it in chunk:
-                if it.id in previous:
-                    was = previous[it.id]
-                    kept = {n: v for n, v in was.metrics.items()  # scored or undefined: kept
-                            if v is not None or (n in was.unscored and was.unscored[n].outcome == UNDEFINED)}
-                    row = replace(was, metrics=kept, unscored={n: u for n, u in was.unscored.items()
-                                                               if n in kept})
-                    reused.append(row)
-                elif run.generation_down is not None:
-                    reason, message = run.generation_down
-                    row = _failed_row(it, wanted, reason, f"not asked: {message}")
-                else:
-                    row = _answer_row(pipeline, it, wanted)
-                    if row.error is not None:
-                        if row.error.reason in ("backend_unavailable", "model_not_found"):
-                            run.generation_down = (row.error.reason,
-                                                   f"the run stopped asking at question {it.id!r}: "
-                                                   f"{row.error.message}")
-                    else:
-                        fresh.append(row)
-                run.rows[it.id] = row
-                bar.update(1)
-            _score_chunk(run, fresh, reused, wanted, judged, qrels, judge, forced, progress)
-            changed = len(reused) < len(chunk) or any(previous[r.id].metrics.get(m.name) is None
-                                                      for r in reused for m in wanted)
-            # a batch taken whole from the old report changes nothing: no write
-            if changed and start + save_every < len(items):
-                run.checkpoint()
-    except BaseException:  # interrupted, or a bug: what was done so far is saved first
-        try:
-            run.checkpoint()
-        except Exception:  # pragma: no cover - keep the original error
-            pass
-        raise
-    finally:
-        bar.close()
-    return run.checkpoint(final=True)
 
+    def score(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
+              rankings: Mapping[str, Sequence[str]], unscored: Mapping[str, Mapping[str, Unscored]],
+              progress: bool) -> Scoring:
+        return score_rows(rows, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=unscored,
+                          progress=progress)
 
-def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -> ScoredQuestion:
-    """Ask the pipeline one question -> its row (metrics to be scored), or a failed row."""
-    try:
-        ans = pipeline.answer(it.question)
-    except Exception as exc:  # one question's failure is counted, never the end of the run
-        return _failed_row(it, wanted, _reason(exc), _message(exc))
-    answer = str(getattr(ans, "answer", ans))
-    contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
-    row = ScoredQuestion(id=it.id, question=it.question, reference=it.reference, answer=answer,
-                         context_ids=[context_id(c) for c in contexts],
-                         contexts=[context_text(c) for c in contexts])
-    ranking = [context_id(c) or f"<context {n}>"
-               for n, c in enumerate(getattr(ans, "retrieved", None) or contexts, start=1)]
-    if ranking != row.ranked_ids:
-        row.ranking = ranking
-    return row
-
-
-def _score_chunk(run: _Run, fresh: list[ScoredQuestion], reused: list[ScoredQuestion],
-                 wanted: Sequence[Metric], judged: Sequence[Metric], qrels: Any, judge: Any,
-                 forced: dict[str, dict[str, Unscored]], progress: bool) -> None:
-    """Score the new rows on every metric and the reused rows on the metrics they lack."""
-    todo: dict[tuple[str, ...], list[ScoredQuestion]] = {}
-    for r in fresh:
-        todo.setdefault(tuple(m.name for m in wanted), []).append(r)
-    for r in reused:
-        missing = tuple(m.name for m in wanted if m.name not in r.metrics)
-        if missing:
-            todo.setdefault(missing, []).append(r)
-    for names, rows in todo.items():
-        metrics = [m for m in wanted if m.name in names]
-        if run.judge_down is not None:
-            _judge_unavailable(run, rows, judged, forced)
-        try:
-            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
-        except (BackendUnavailable, ModelNotFound, ReplayMissError):
-            # one request the judge could not make: judge row by row, so only those rows fail
-            for r in rows:
-                if run.judge_down is not None:
-                    _judge_unavailable(run, [r], judged, forced)
-                try:
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
-                except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
-                    forced.setdefault(r.id, {}).update(
-                        {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
-                    if not isinstance(exc, ReplayMissError):
-                        run.judge_down = (_reason(exc), f"the judge stopped at question {r.id!r}: "
-                                                        f"{_message(exc)}")
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
-                _take(run, got)
-            continue
-        _take(run, got)
-
-
-def _take(run: _Run, got: Scoring) -> None:
-    """Keep the scored rows of ``got`` in ``run`` and add its meta (calls and costs summed)."""
-    for r in got.rows:
-        run.rows[r.id] = r
-    info = got.info.to_dict()
-    run.info["judge_model_calls"] += info.pop("judge_model_calls", 0)
-    for key, value in info.items():
-        if key == "retrieval_depth":
-            run.info[key] = max(run.info.get(key, 0), value)
-        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
-            run.info[key] = merge_ledgers(run.info.get(key), value)
-        else:
-            run.info[key] = value
-
-
-def _judge_unavailable(run: _Run, rows: Sequence[ScoredQuestion], judged: Sequence[Metric],
-                       forced: dict[str, dict[str, Unscored]]) -> None:
-    assert run.judge_down is not None
-    reason, message = run.judge_down
-    for r in rows:
-        forced.setdefault(r.id, {}).update(
-            {m.name: Unscored(FAILED, reason, f"not asked: {message}") for m in judged})
+    run = PipelineRun(items, wanted, out=out_path, meta=info, score=score, previous=previous, forced=forced)
+    return run.run(pipeline, save_every=save_every, progress=progress)
