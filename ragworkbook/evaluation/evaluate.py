@@ -45,7 +45,7 @@ from ragworkbook.metrics.batch import evaluate_ranked
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.generation import score_pairs
 from ragworkbook.metrics.ranked import Ranked
-from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
+from ragworkbook.metrics.registry import Metric, parse_at_cutoff, specs, split_names
 from ragworkbook.outcomes import UNDEFINED, Unscored
 from ragworkbook.protocols import PipelineLike
 
@@ -86,7 +86,7 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
             name = item.name if isinstance(item, Metric) else item.strip()
             if not name:
                 continue
-            metric = _at_k(item if isinstance(item, Metric) else name, k)
+            metric = parse_at_cutoff(item if isinstance(item, Metric) else name, k)
             if "relevance" in metric.spec.needs and not have_qrels:
                 raise ValueError(f"metric {name!r} needs relevance judgements: pass qrels=... "
                                  "(e.g. ragworkbook.corpus.ground_truth.keyword_qrels(chunks, eval_set)); "
@@ -104,28 +104,6 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
     if not wanted:
         raise ValueError("no metric given: pass names like 'recall@3', 'bleu', 'faithfulness'")
     return wanted
-
-
-def _at_k(name: str | Metric, k: int) -> Metric:
-    """``name`` parsed; a metric that takes a cutoff and was given none gets ``k`` (keeping its other
-    parameters; the name then shows the cutoff: ``recall`` -> ``recall@3``)."""
-    try:
-        metric = parse_metric(name)
-    except ValueError:
-        spec = _spec_or_none(name) if isinstance(name, str) else None
-        if spec is None or spec.cutoff == "none":
-            raise
-        return spec.with_k(k)  # "recall": a required cutoff, taken at k
-    if metric.spec.cutoff != "none" and metric.k is None:
-        return metric.spec.bind(**{**metric.kwargs, "k": k})
-    return metric
-
-
-def _spec_or_none(name: str) -> Any:
-    try:
-        return get_spec(name)
-    except ValueError:
-        return None
 
 
 def _judge_rows(rows: Sequence[ScoredQuestion], judged: list[Metric], judge: Judge | Generator | None,

@@ -274,6 +274,14 @@ def evaluate_columns(
     {'mrr': 0.5}
     """
     metric_list = _metrics(metrics, gain, max_grade)
+    return _evaluate_columns(qrels, run, metric_list, gain, no_relevant=no_relevant, missing=missing,
+                             depth=depth, relevance_level=relevance_level, score_precision=score_precision)
+
+
+def _evaluate_columns(qrels: Columns, run: Columns, metric_list: Sequence[Metric], gain: str, *,
+                      no_relevant: str, missing: str, depth: int | None, relevance_level: float | None,
+                      score_precision: str) -> RunResult:
+    """:func:`evaluate_columns` on metrics already parsed (the run-wide options bound)."""
     depth, level = _check_run_options(no_relevant, missing, depth, relevance_level, score_precision)
     if not isinstance(qrels, Columns) or not isinstance(run, Columns):
         raise TypeError("qrels and run must be Columns (see Columns.from_dict and "
@@ -318,9 +326,8 @@ def evaluate_run(
         raise TypeError("qrels and run must be mappings {qid: {doc: value}}")
     q = Columns.from_dict(qrels, "qrels", "grade")
     r = Columns.from_dict(run, "run", "score")
-    return evaluate_columns(q, r, metric_list, gain, no_relevant=no_relevant, missing=missing,
-                            max_grade=max_grade, depth=depth, relevance_level=relevance_level,
-                            score_precision=score_precision)
+    return _evaluate_columns(q, r, metric_list, gain, no_relevant=no_relevant, missing=missing,
+                             depth=depth, relevance_level=relevance_level, score_precision=score_precision)
 
 
 # --------------------------------------------------------------------------- rankings
@@ -335,7 +342,13 @@ def evaluate_rankings(rankings: Mapping[Any, Sequence[Any]], qrels: Mapping[Any,
     ``qrels`` has no relevant document (0). Every judged document counts for the
     ideal DCG. A document twice in one ranking is an error.
     """
-    metric_list = _metrics(metrics, gain, max_grade)
+    return _evaluate_rankings(rankings, qrels, _metrics(metrics, gain, max_grade), gain=gain,
+                              no_relevant=no_relevant)
+
+
+def _evaluate_rankings(rankings: Mapping[Any, Sequence[Any]], qrels: Mapping[Any, Mapping[Any, float]],
+                       metric_list: Sequence[Metric], *, gain: str, no_relevant: str) -> RunResult:
+    """:func:`evaluate_rankings` on metrics already parsed (the run-wide options bound)."""
     ranked = Ranked.from_rankings(rankings, qrels)
     return evaluate_ranked(ranked, metric_list, no_relevant=no_relevant, gain=gain,
                            empty_message="nothing to evaluate: no ranking given")
@@ -361,7 +374,8 @@ def score_ranking(
     """
     docs = check_ranking(ranking)
     rel = check_relevance(relevance)
-    result = evaluate_rankings({"q": docs}, {"q": rel}, metrics, gain=gain, max_grade=max_grade)
+    metric_list = _metrics(metrics, gain, max_grade)
+    result = _evaluate_rankings({"q": docs}, {"q": rel}, metric_list, gain=gain, no_relevant="zero")
     return {m: (float(v[0]) if v.dtype.kind == "f" else v[0]) for m, v in result.values.items()}
 
 

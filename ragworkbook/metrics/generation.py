@@ -368,8 +368,10 @@ def generation_scores(answers: Sequence[str], references: Sequence[str],
     from ragworkbook.metrics.registry import parse_metrics, specs
 
     a, r = _pairs(answers, references)
-    every = [s.name for s in specs("generation") if s.name not in CONTEXT_SCORERS]
-    wanted = parse_metrics(metrics if metrics is not None else every, "generation")
+    if metrics is None:
+        wanted = [s.bind() for s in specs("generation") if s.name not in CONTEXT_SCORERS]
+    else:
+        wanted = parse_metrics(metrics, "generation")
     text = [m.name for m in wanted if m.kind in CONTEXT_SCORERS]
     if text:
         raise ValueError(f"{', '.join(text)} compare contexts with reference contexts, not an answer with a "

@@ -927,6 +927,21 @@ def parse_metric(name: str | Metric, family: str | None = None, *,
     return metric
 
 
+def parse_at_cutoff(name: str | Metric, k: int) -> Metric:
+    """``name`` parsed (:func:`parse_metric`); a metric that takes a cutoff and was given none gets ``k``,
+    its other parameters kept (the name then shows the cutoff: ``recall`` -> ``recall@3``)."""
+    try:
+        metric = parse_metric(name)
+    except ValueError:
+        spec = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
+        if spec is None or spec.cutoff == "none":
+            raise
+        return spec.with_k(k)  # "recall": a required cutoff, taken at k
+    if metric.spec.cutoff != "none" and metric.k is None:
+        return metric.spec.bind(**{**metric.kwargs, "k": k})
+    return metric
+
+
 def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | None = None, *,
                   defaults: Mapping[str, Any] | None = None) -> list[Metric]:
     """Parse one name, a comma-separated string, or a list of names (each possibly
