@@ -28,14 +28,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragworkbook._io import check_writable
-from ragworkbook._types import JSON, as_json
+from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
-from ragworkbook.evaluation.rows import ScoredQuestion, Scoring, ScoringInfo
+from ragworkbook.evaluation.rows import ReliabilityEvidence, ScoredQuestion, Scoring, ScoringInfo
 from ragworkbook.evaluation.run_control import PipelineRun, reusable_rows, run_settings
 from ragworkbook.judging.judge import Judge, run_sync
 from ragworkbook.judging.metrics import ajudge
@@ -107,21 +107,21 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
 
 
 def _judge_rows(rows: Sequence[ScoredQuestion], judged: list[Metric], judge: Judge | Generator | None,
-                progress: bool, reliability: Any = None) -> tuple[list[dict[str, Any]], ScoringInfo]:
-    """The judged metrics of ``rows``: per row its values, outcomes with reasons and intermediates
-    (``{"metrics", "unscored", "judgments"}``), and what the meta gets (judge, calls, cards, ledger)."""
+                progress: bool, reliability: ReliabilityEvidence = None) -> Scoring:
+    """The judged metrics of ``rows``: the rows with their values, outcomes with reasons and
+    intermediates (judgments), and what the meta gets (judge, calls, cards, ledger)."""
     if judge is not None and not isinstance(judge, Judge):
         judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
     samples = [JudgeSample(question=r.question, answer=r.answer, contexts=r.contexts,
                            reference=r.reference, sample_id=r.id) for r in rows]
     rep = run_sync(ajudge(samples, judge, judged, progress=progress))
-    out: list[dict[str, Any]] = [{"metrics": {}, "unscored": {}, "judgments": {}} for _ in rows]
+    out = [replace(r, metrics={}, unscored={}, judgments={}) for r in rows]
     for m in judged:
         for got, res in zip(out, rep.results[m.name], strict=True):
-            got["metrics"][m.name] = res.score
+            got.metrics[m.name] = res.score
             if res.unscored is not None:
-                got["unscored"][m.name] = res.unscored
-            got["judgments"][m.name] = as_json(
+                got.unscored[m.name] = res.unscored
+            got.judgments[m.name] = as_json(  # type: ignore[index]
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator if judge is not None else None
     name = f"{g.backend}:{g.model}" if g is not None else ""
@@ -129,7 +129,7 @@ def _judge_rows(rows: Sequence[ScoredQuestion], judged: list[Metric], judge: Jud
     info = ScoringInfo(judge=name if g is not None else None, judge_model_calls=rep.n_model_calls,
                        judge_reliability=as_json(cards),  # type: ignore[arg-type]
                        judge_ledger=rep.ledger.to_dict() if g is not None else None)
-    return out, info
+    return Scoring(out, info)
 
 
 def _groups(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric],
@@ -153,7 +153,7 @@ def score_rows(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
                qrels: Mapping[str, Mapping[str, float]] | None = None,
                judge: Judge | Generator | None = None,
                unscored: Mapping[str, Mapping[str, Unscored]] | None = None,
-               progress: bool = False, judge_reliability: Any = None) -> Scoring:
+               progress: bool = False, judge_reliability: ReliabilityEvidence = None) -> Scoring:
     """Score questions: the one scoring path of pipelines and of given outputs.
 
     ``rows``: the questions (:class:`~ragworkbook.evaluation.rows.ScoredQuestion`: id,
@@ -203,12 +203,12 @@ def score_rows(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
     if by_family["judged"]:
         judged_info = ScoringInfo(judge_model_calls=0, judge_reliability={})
         for idx, group in _groups(rows, by_family["judged"], unscored):
-            got, group_info = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
-            for i, row_got in zip(idx, got, strict=True):
-                values[i].update(row_got["metrics"])
-                why[i].update(row_got["unscored"])
-                judgments[i] = {**(judgments[i] or {}), **row_got["judgments"]}
-            judged_info.add(group_info)
+            got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
+            for i, row_got in zip(idx, got.rows, strict=True):
+                values[i].update(row_got.metrics)
+                why[i].update(row_got.unscored)
+                judgments[i] = {**(judgments[i] or {}), **(row_got.judgments or {})}
+            judged_info.add(got.info)
         info.add(judged_info)
     by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
     if by_text:  # the text-based context metrics: the contexts against the reference contexts
@@ -241,13 +241,13 @@ def no_relevance(metrics: Iterable[Metric], message: str,
     return {m.name: Unscored(UNDEFINED, reason, message) for m in metrics if m.family == "retrieval"}
 
 
-def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]], *,
+def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]], *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
              judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-             progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
+             progress: bool = True, name: str = "", meta: Mapping[str, JSON] | None = None,
              unjudged: Iterable[str] = (), out: str | os.PathLike[str] | None = None,
-             resume: bool = False, settings: Mapping[str, Any] | None = None,
-             save_every: int = 16, judge_reliability: Any = None) -> Report:
+             resume: bool = False, settings: Mapping[str, JSON] | None = None,
+             save_every: int = 16, judge_reliability: ReliabilityEvidence = None) -> Report:
     """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
 
     - ``pipeline``: anything with ``.answer(question)`` returning an object with
@@ -322,7 +322,7 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
     forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no relevance judgements (no keyword for "
                                           "the keyword rule, or absent from the qrels given)")
               for it in items if it.id in unjudged}
-    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(items),
+    info: JSONObject = {"name": name, "k": k, "n_questions": len(items),
                             "eval_set": getattr(eval_set, "name", "")}
     gen = getattr(pipeline, "generator", None)
     if gen is not None:

@@ -51,8 +51,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from os import PathLike
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.answers import (
     MAX_SCORED_CHARS,
@@ -63,12 +65,14 @@ from ragworkbook.corpus.answers import (
 )
 from ragworkbook.evaluation.evaluate import no_relevance, resolve_metrics, score_rows
 from ragworkbook.evaluation.report import Report
-from ragworkbook.evaluation.rows import RecordRelevance, ScoredQuestion, Scoring
+from ragworkbook.evaluation.rows import RecordRelevance, ReliabilityEvidence, ScoredQuestion, Scoring
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import UNDEFINED, Unscored
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
@@ -150,11 +154,11 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
     return out
 
 
-def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os.PathLike[str] | Any, *,
+def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, JSON]] | pd.DataFrame | str | PathLike, *,
                      qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
                      judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-                     progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
-                     judge_reliability: Any = None, out: str | os.PathLike[str] | None = None,
+                     progress: bool = True, name: str = "", meta: Mapping[str, JSON] | None = None,
+                     judge_reliability: ReliabilityEvidence = None, out: str | os.PathLike[str] | None = None,
                      resume: bool = False, save_every: int | None = None) -> Report:
     """Score the given outputs of a RAG system -> :class:`Report` (one row per record, in order).
 
@@ -211,7 +215,7 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
         why = _unscored(rec, source, why_not, wanted, qrels is not None)
         if why:
             forced[rec.id] = why
-    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(rows), "source": answers.source,
+    info: JSONObject = {"name": name, "k": k, "n_questions": len(rows), "source": answers.source,
                             "mode": "answers", "relevance": counts}
     if answers.n_generated_ids:
         info["generated_ids"] = answers.n_generated_ids
@@ -239,7 +243,7 @@ def _relevance_key(source: str, rec: AnswerRecord, judged: Mapping[str, float]) 
     import hashlib
     import json
 
-    what: Any = {"keyword": rec.keyword} if source == "keyword" else {
+    what: JSONObject = {"keyword": rec.keyword} if source == "keyword" else {
         "judgements": {str(d): float(g) for d, g in sorted(judged.items())}}
     blob = json.dumps(what, sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]

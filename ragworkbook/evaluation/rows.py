@@ -12,12 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, TypeAlias
 
 from ragworkbook._types import JSON, JSONObject
 from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.outcomes import Unscored
 
-__all__ = ["RecordRelevance", "RowError", "ScoredQuestion", "Scoring", "ScoringInfo"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.judging.check import JudgeCheck
+
+#: What is known of a judge's reliability, as :func:`ragworkbook.judging.reliability.cards_for` takes it:
+#: nothing, a judge-check result, a reliability card (its JSON, as ``judge-check --json`` writes it),
+#: or a list of them.
+ReliabilityEvidence: TypeAlias = "JudgeCheck | JSONObject | Sequence[JudgeCheck | JSONObject] | None"
+
+__all__ = ["ReliabilityEvidence", "RecordRelevance", "RowError", "ScoredQuestion", "Scoring", "ScoringInfo"]
 
 #: The keys of a stored row that :class:`ScoredQuestion` reads into fields (others are kept as they are).
 _KNOWN = ("id", "question", "reference", "answer", "context_ids", "contexts", "metrics", "unscored",

@@ -20,12 +20,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tqdm.auto import tqdm
 
 from ragworkbook._text import differing_parts
-from ragworkbook._types import as_json
+from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook.corpus.eval_set import EvalItem
 from ragworkbook.evaluation.report import Report
 from ragworkbook.evaluation.rows import RowError, ScoredQuestion, Scoring, ScoringInfo
@@ -33,7 +33,11 @@ from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
-from ragworkbook.protocols import PipelineLike, context_id, context_text
+from ragworkbook.protocols import Context, PipelineLike, context_id, context_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.llm.base import Generator
 
 __all__ = ["PipelineRun", "ScoreFn", "failure_message", "failure_reason", "reusable_rows", "run_settings"]
 
@@ -84,7 +88,7 @@ def answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -
     except Exception as exc:  # one question's failure is counted, never the end of the run
         return failed_row(it, wanted, failure_reason(exc), failure_message(exc))
     answer = str(getattr(ans, "answer", ans))
-    contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
+    contexts: Sequence[Context] = getattr(ans, "contexts", []) or []
     row = ScoredQuestion(id=it.id, question=it.question, reference=it.reference, answer=answer,
                          context_ids=[context_id(c) for c in contexts],
                          contexts=[context_text(c) for c in contexts])
@@ -95,12 +99,12 @@ def answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -
     return row
 
 
-def _fingerprint(obj: Any) -> str:
+def _fingerprint(obj: JSON) -> str:
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _identity(gen: Any) -> dict[str, Any] | None:
+def _identity(gen: Generator | None) -> JSONObject | None:
     if gen is None:
         return None
     return {"backend": getattr(gen, "backend", type(gen).__name__), "model": getattr(gen, "model", ""),
@@ -108,8 +112,8 @@ def _identity(gen: Any) -> dict[str, Any] | None:
 
 
 def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[str, float]] | None,
-                 unjudged: Iterable[str], judge: Any,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 unjudged: Iterable[str], judge: Judge | None,
+                 extra: Mapping[str, JSON] | None = None) -> JSONObject:
     """What determines a row's answer and scores, as stored in ``report.meta["settings"]``: the
     pipeline's own description (``describe()``: prompt, options, k, retriever), its retrieval depth,
     the generator (backend, model, identity: the server for Ollama) and the judge, fingerprints of
@@ -118,7 +122,7 @@ def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[
     only between such runs."""
     describe = getattr(pipeline, "describe", None)
     judge_gen = getattr(judge, "generator", judge)
-    out: dict[str, Any] = {
+    out: JSONObject = {
         "pipeline": as_json(describe()) if callable(describe) else type(pipeline).__name__,
         "depth": getattr(pipeline, "depth", None), "k": k,
         "generator": _identity(getattr(pipeline, "generator", None)),
@@ -128,10 +132,10 @@ def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[
         "unjudged": _fingerprint(sorted(str(q) for q in unjudged)),
     }
     out.update(dict(extra or {}))
-    return as_json(out)
+    return as_json(out)  # type: ignore[return-value]
 
 
-def reusable_rows(path: Path, settings: Mapping[str, Any],
+def reusable_rows(path: Path, settings: Mapping[str, JSON],
                    items: Sequence[EvalItem]) -> dict[str, ScoredQuestion]:
     """The rows of the report at ``path`` that a resumed run keeps, by question id.
 
@@ -175,7 +179,7 @@ class PipelineRun:
     """
 
     def __init__(self, items: Sequence[EvalItem], wanted: Sequence[Metric], *, out: Path | None,
-                 meta: dict[str, Any], score: ScoreFn, previous: Mapping[str, ScoredQuestion],
+                 meta: JSONObject, score: ScoreFn, previous: Mapping[str, ScoredQuestion],
                  forced: dict[str, dict[str, Unscored]]):
         self.items, self.wanted, self.out, self.meta = items, wanted, out, meta
         self.score, self.previous, self.forced = score, previous, forced
@@ -184,7 +188,7 @@ class PipelineRun:
         self.rows: dict[str, ScoredQuestion] = dict(previous)
         self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
         self.judge_down: tuple[str, str] | None = None
-        self.info: dict[str, Any] = {"judge_model_calls": 0}
+        self.info: JSONObject = {"judge_model_calls": 0}
 
     def run(self, pipeline: PipelineLike, *, save_every: int, progress: bool) -> Report:
         """Ask every question not kept and score, ``save_every`` questions at a time, saving a

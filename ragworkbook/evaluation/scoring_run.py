@@ -25,14 +25,19 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
+from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook.evaluation.report import Report
 from ragworkbook.evaluation.rows import ScoredQuestion, Scoring
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import FAILED, Unscored
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.llm.base import Generator
 
 __all__ = ["OutputsRun"]
 
@@ -42,7 +47,7 @@ NOT_SCORED = (
 )
 
 
-def _fingerprint(obj: Any) -> str:
+def _fingerprint(obj: JSON) -> str:
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -55,8 +60,8 @@ class OutputsRun:
         rows: list[ScoredQuestion],
         wanted: Sequence[Metric],
         *,
-        info: dict[str, Any],
-        extra_meta: Mapping[str, Any] | None,
+        info: JSONObject,
+        extra_meta: Mapping[str, JSON] | None,
         out: str | os.PathLike[str] | None,
         save_every: int,
         progress: bool,
@@ -68,17 +73,17 @@ class OutputsRun:
         self.out = Path(out) if out is not None else None
         self.save_every, self.progress = save_every, progress
         self.done: set[int] = set()  # positions of the rows scored
-        self.settings: dict[str, Any] = {}
+        self.settings: JSONObject = {}
         self.resumed = 0
 
     def fingerprint(
         self,
         *,
-        rankings: Mapping[str, Any],
-        judgements: Mapping[str, Any],
+        rankings: Mapping[str, list[str]],
+        judgements: Mapping[str, dict[str, float]],
         forced: Mapping[str, Mapping[str, Unscored]],
-        judge: Any,
-    ) -> dict[str, Any]:
+        judge: Judge | Generator | None,
+    ) -> JSONObject:
         """What determines every value of the run: the records, their relevance, the metrics, the judge."""
         gen = getattr(judge, "generator", judge)
         records = [
@@ -101,7 +106,7 @@ class OutputsRun:
             else {
                 "backend": getattr(gen, "backend", type(gen).__name__),
                 "model": getattr(gen, "model", ""),
-                "options": json.loads(json.dumps(getattr(judge, "options", None), default=str)),
+                "options": as_json(getattr(judge, "options", None)),
             },
         }
 
@@ -214,7 +219,7 @@ class OutputsRun:
         ]
         return self.save(final=True)
 
-    def _merge(self, got: Mapping[str, Any]) -> None:
+    def _merge(self, got: JSONObject) -> None:
         for key, value in got.items():
             if key == "retrieval_depth":
                 self.info[key] = max(self.info.get(key, 0), value)
