@@ -201,15 +201,14 @@ def score_rows(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
                     values[i][m.name] = float(result.values[m.name][pos])
         info.retrieval_depth = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        judged_info = ScoringInfo(judge_model_calls=0, judge_reliability={})
+        info.judge_model_calls, info.judge_reliability = 0, {}  # also when no row is judged
         for idx, group in _groups(rows, by_family["judged"], unscored):
             got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
             for i, row_got in zip(idx, got.rows, strict=True):
                 values[i].update(row_got.metrics)
                 why[i].update(row_got.unscored)
                 judgments[i] = {**(judgments[i] or {}), **(row_got.judgments or {})}
-            judged_info.add(got.info)
-        info.add(judged_info)
+            info.add(got.info)
     by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
     if by_text:  # the text-based context metrics: the contexts against the reference contexts
         for i, r in enumerate(rows):
