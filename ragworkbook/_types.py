@@ -13,4 +13,11 @@ JSON: TypeAlias = JSONScalar | list["JSON"] | dict[str, "JSON"]
 JSONObject: TypeAlias = dict[str, JSON]
 """A JSON object as ``json.loads`` returns it."""
 
-__all__ = ["JSON", "JSONObject", "JSONScalar"]
+__all__ = ["JSON", "JSONObject", "JSONScalar", "as_json"]
+
+
+def as_json(value: object) -> JSON:
+    """``value`` as JSON: through ``json.dumps`` (what is not JSON becomes its ``str``) and back."""
+    import json
+
+    return json.loads(json.dumps(value, default=str))

@@ -24,11 +24,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSON
 from ragworkbook.evaluation.outputs import evaluate_outputs
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import ReliabilityEvidence
+from ragworkbook.outcomes import Unscored
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -78,7 +82,7 @@ class EvaluationResult:
     def __getitem__(self, metric: str) -> list[float | None]:
         return self.report.values(metric)
 
-    def unscored(self, metric: str) -> dict[str, Any]:
+    def unscored(self, metric: str) -> dict[str, Unscored]:
         """record id -> why ``metric`` has no value there (outcome, reason, message)."""
         return self.report.unscored(metric)
 
@@ -123,10 +127,11 @@ class EvaluationResult:
         return "{" + ", ".join(parts) + "}"
 
 
-def evaluate(records: Iterable[Mapping[str, Any]] | Any, metrics: str | Iterable[str | Metric] | None = None,
+def evaluate(records: Iterable[Mapping[str, JSON]] | pd.DataFrame | str | PathLike,
+             metrics: str | Iterable[str | Metric] | None = None,
              judge: Judge | Generator | str | None = None, *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3, progress: bool = True,
-             name: str = "", judge_reliability: Any = None) -> EvaluationResult:
+             name: str = "", judge_reliability: ReliabilityEvidence = None) -> EvaluationResult:
     """Score the outputs of a RAG system -> :class:`EvaluationResult`.
 
     - ``records``: a list of dicts, a pandas DataFrame (one row per record), or the path of an

@@ -40,12 +40,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSONObject
+from ragworkbook.evaluation.gate import LostQuestions
 from ragworkbook.evaluation.report import Report
 from ragworkbook.metrics.registry import find_metric, parse_metric
 from ragworkbook.outcomes import FAILED, SCORED
 from ragworkbook.stats.resampling import paired_test
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["Comparison", "GateResult", "compare_reports", "min_gate_pairs", "NOT_COMPARED"]
 
@@ -104,17 +109,17 @@ class Comparison:
     ``"not compared (no pairs)"``.
     """
 
-    table: Any
+    table: pd.DataFrame
     alpha: float
     method: str
     name_a: str = "a"
     name_b: str = "b"
     #: judged metric -> (card of report A, card of report B) (:mod:`ragworkbook.judging.reliability`)
-    judge_reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    judge_reliability: dict[str, tuple[JSONObject, JSONObject]] = field(default_factory=dict)
     #: "A" / "B" -> why that report is incomplete (an interrupted run: ``meta.complete`` false)
     incomplete: dict[str, str] = field(default_factory=dict)
     #: metric -> the questions A scored and B did not (:func:`ragworkbook.evaluation.gate.lost_questions`)
-    lost: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lost: dict[str, LostQuestions] = field(default_factory=dict)
     n_questions: int = 0
 
     @property
@@ -122,7 +127,7 @@ class Comparison:
         """How the interval is made: the inverted sign-flip (randomization) or bootstrap test."""
         return "inverted sign-flip test" if self.method == "randomization" else "inverted bootstrap test"
 
-    def _row(self, metric: str) -> Any:
+    def _row(self, metric: str) -> pd.Series:
         name = find_metric(metric, self.table.index)
         if name is None:
             raise ValueError(f"unknown metric {metric!r}; compared metrics: {', '.join(self.table.index)}")
@@ -188,7 +193,7 @@ class Comparison:
             for m in metrics:
                 name = str(self._row(m).name)
                 got = self.lost.get(name) or self.lost.get(m)
-                if got and got["ids"]:
+                if got and got.ids:
                     lost[m] = describe_lost(m, got, self.n_questions)
         incomplete = {} if allow_incomplete else dict(self.incomplete)
         return GateResult(worse, not_compared, untrusted, incomplete, lost, drops(self.table, max_drop or {}))
@@ -263,8 +268,8 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
                          f"{', '.join(b.metrics) or 'none'}): nothing to compare")
     by_id_b = {str(r["id"]): i for i, r in enumerate(b.rows)}
     rows = []
-    reliability: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-    lost: dict[str, dict[str, Any]] = {}
+    reliability: dict[str, tuple[JSONObject, JSONObject]] = {}
+    lost: dict[str, LostQuestions] = {}
     for m in names:
         parse_metric(m)  # an unknown name is an error of its own (the registry lists the known ones)
         ma = _match(a, b, m, "A", common)
@@ -284,9 +289,9 @@ def compare_reports(a: Report, b: Report, metrics: Iterable[str] | None = None, 
             else:
                 undefined += 1
         nan = math.nan
-        rec: dict[str, Any] = {"metric": m, "mean_a": nan, "mean_b": nan, "diff": nan, "ci_low": nan,
-                               "ci_high": nan, "p_value": nan, "n": len(va), "failed": failed,
-                               "undefined": undefined, "verdict": NOT_COMPARED}
+        rec: dict[str, str | int | float] = {
+            "metric": m, "mean_a": nan, "mean_b": nan, "diff": nan, "ci_low": nan, "ci_high": nan,
+            "p_value": nan, "n": len(va), "failed": failed, "undefined": undefined, "verdict": NOT_COMPARED}
         if va:
             # mean_diff = mean(b - a); the interval inverts the same test at 1 - alpha, so it
             # excludes 0 exactly when p < alpha (the verdict and the interval never disagree)

@@ -16,40 +16,38 @@ records, :func:`ragworkbook.evaluation.outputs.evaluate_outputs`):
 
 A value that cannot be computed for a row (no relevance judgements for the
 question, no reference answer) is recorded as ``undefined`` with its reason,
-counted beside the mean, never a number. Metric names come from the registry
+counted beside the mean, never a number. What is asked and saved around the
+scoring (failures, checkpoints, resume) is :mod:`ragworkbook.evaluation.run_control`'s.
+Metric names come from the registry
 (:mod:`ragworkbook.metrics.registry`); the report's columns carry them as they
 were asked for.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from tqdm.auto import tqdm
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ragworkbook._io import check_writable
-from ragworkbook._text import differing_parts
+from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import ReliabilityEvidence, ScoredQuestion, Scoring, ScoringInfo
+from ragworkbook.evaluation.run_control import PipelineRun, reusable_rows, run_settings
 from ragworkbook.judging.judge import Judge, run_sync
-from ragworkbook.judging.ledger import merge_ledgers
 from ragworkbook.judging.metrics import ajudge
 from ragworkbook.judging.reliability import cards_for
 from ragworkbook.judging.results import JudgeSample
-from ragworkbook.llm.base import BackendUnavailable, LLMError, ModelNotFound, ReplayMissError
 from ragworkbook.metrics.batch import evaluate_ranked
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.generation import score_pairs
 from ragworkbook.metrics.ranked import Ranked
-from ragworkbook.metrics.registry import Metric, get_spec, parse_metric, specs, split_names
-from ragworkbook.outcomes import FAILED, UNDEFINED, Unscored
-from ragworkbook.protocols import PipelineLike, context_id, context_text
+from ragworkbook.metrics.registry import Metric, parse_at_cutoff, specs, split_names
+from ragworkbook.outcomes import UNDEFINED, Unscored
+from ragworkbook.protocols import PipelineLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.llm.base import Generator
@@ -88,7 +86,7 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
             name = item.name if isinstance(item, Metric) else item.strip()
             if not name:
                 continue
-            metric = _at_k(item if isinstance(item, Metric) else name, k)
+            metric = parse_at_cutoff(item if isinstance(item, Metric) else name, k)
             if "relevance" in metric.spec.needs and not have_qrels:
                 raise ValueError(f"metric {name!r} needs relevance judgements: pass qrels=... "
                                  "(e.g. ragworkbook.corpus.ground_truth.keyword_qrels(chunks, eval_set)); "
@@ -108,63 +106,39 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric] | None, *, k:
     return wanted
 
 
-def _at_k(name: str | Metric, k: int) -> Metric:
-    """``name`` parsed; a metric that takes a cutoff and was given none gets ``k`` (keeping its other
-    parameters; the name then shows the cutoff: ``recall`` -> ``recall@3``)."""
-    try:
-        metric = parse_metric(name)
-    except ValueError:
-        spec = _spec_or_none(name) if isinstance(name, str) else None
-        if spec is None or spec.cutoff == "none":
-            raise
-        return spec.with_k(k)  # "recall": a required cutoff, taken at k
-    if metric.spec.cutoff != "none" and metric.k is None:
-        return metric.spec.bind(**{**metric.kwargs, "k": k})
-    return metric
-
-
-def _spec_or_none(name: str) -> Any:
-    try:
-        return get_spec(name)
-    except ValueError:
-        return None
-
-
-def _jsonable(x: Any) -> Any:
-    return json.loads(json.dumps(x, default=str))
-
-
-def _judge_rows(rows: list[dict[str, Any]], judged: list[Metric], judge: Judge | Generator,
-                progress: bool, reliability: Any = None) -> dict[str, Any]:
-    """Add the judged metrics to ``rows`` in place (values, outcomes with reasons, intermediates)."""
+def _judge_rows(rows: Sequence[ScoredQuestion], judged: list[Metric], judge: Judge | Generator | None,
+                progress: bool, reliability: ReliabilityEvidence = None) -> Scoring:
+    """The judged metrics of ``rows``: the rows with their values, outcomes with reasons and
+    intermediates (judgments), and what the meta gets (judge, calls, cards, ledger)."""
     if judge is not None and not isinstance(judge, Judge):
         judge = Judge(judge)  # None: only judged metrics that need no LLM (word_support)
-    samples = [JudgeSample(question=r["question"], answer=r["answer"], contexts=r["contexts"],
-                           reference=r["reference"], sample_id=r["id"]) for r in rows]
+    samples = [JudgeSample(question=r.question, answer=r.answer, contexts=r.contexts,
+                           reference=r.reference, sample_id=r.id) for r in rows]
     rep = run_sync(ajudge(samples, judge, judged, progress=progress))
+    out = [replace(r, metrics={}, unscored={}, judgments={}) for r in rows]
     for m in judged:
-        for r, res in zip(rows, rep.results[m.name], strict=True):
-            r["metrics"][m.name] = res.score
+        for got, res in zip(out, rep.results[m.name], strict=True):
+            got.metrics[m.name] = res.score
             if res.unscored is not None:
-                r["unscored"][m.name] = res.unscored.to_dict()
-            r.setdefault("judgments", {})[m.name] = _jsonable(
+                got.unscored[m.name] = res.unscored
+            got.judgments[m.name] = as_json(  # type: ignore[index]
                 {"outcome": res.outcome, "reason": res.reason, "items": res.items, "detail": res.detail})
     g = judge.generator if judge is not None else None
     name = f"{g.backend}:{g.model}" if g is not None else ""
     cards = cards_for(judged, reliability, name, g.model if g is not None else "")
-    out = {"judge_model_calls": rep.n_model_calls, "judge_reliability": _jsonable(cards)}
-    if g is not None:
-        out["judge_ledger"] = rep.ledger.to_dict()
-    return {"judge": name, **out} if g is not None else out
+    info = ScoringInfo(judge=name if g is not None else None, judge_model_calls=rep.n_model_calls,
+                       judge_reliability=as_json(cards),  # type: ignore[arg-type]
+                       judge_ledger=rep.ledger.to_dict() if g is not None else None)
+    return Scoring(out, info)
 
 
-def _groups(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Metric],
+def _groups(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric],
             unscored: Mapping[str, Mapping[str, Unscored]]) -> list[tuple[list[int], list[Metric]]]:
     """The metrics grouped by the rows they are computed on (rows without a forced ``unscored`` entry),
     so each group is one batch."""
     groups: dict[tuple[int, ...], list[Metric]] = {}
     for m in metrics:
-        idx = tuple(i for i, r in enumerate(rows) if m.name not in unscored.get(str(r["id"]), {}))
+        idx = tuple(i for i, r in enumerate(rows) if m.name not in unscored.get(r.id, {}))
         groups.setdefault(idx, []).append(m)
     return [(list(idx), ms) for idx, ms in groups.items() if idx]
 
@@ -174,18 +148,20 @@ NO_REFERENCE_CONTEXTS = ("the record has no reference contexts (the passages a c
                          "text): add them as 'reference_contexts' (ragas) or 'context' (deepeval)")
 
 
-def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
+def score_rows(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
                rankings: Mapping[str, Sequence[str]] | None = None,
                qrels: Mapping[str, Mapping[str, float]] | None = None,
                judge: Judge | Generator | None = None,
                unscored: Mapping[str, Mapping[str, Unscored]] | None = None,
-               progress: bool = False, judge_reliability: Any = None) -> dict[str, Any]:
-    """Score report rows in place: the one scoring path of pipelines and of given outputs.
+               progress: bool = False, judge_reliability: ReliabilityEvidence = None) -> Scoring:
+    """Score questions: the one scoring path of pipelines and of given outputs.
 
-    ``rows``: dicts with ``id``, ``question``, ``answer``, ``reference`` and
-    ``contexts`` (texts); their ``metrics`` and ``unscored`` are filled for
-    every metric of ``metrics`` (parsed once, by :func:`resolve_metrics`: the engines below
-    receive the :class:`Metric` objects).
+    ``rows``: the questions (:class:`~ragworkbook.evaluation.rows.ScoredQuestion`: id,
+    question, answer, reference, contexts; the values they hold are not read). Returns
+    new rows, in the same order, with a value or a reason for every metric of ``metrics``
+    (parsed once, by :func:`resolve_metrics`: the engines below receive the
+    :class:`Metric` objects), and what the report's meta gets from the scoring
+    (retrieval depth, judge and its model calls, the judge's reliability cards).
 
     - retrieval metrics: ``rankings[row id]`` (context ids, best first) against
       ``qrels`` through the batch engine (:func:`ragworkbook.metrics.batch.evaluate_ranked`;
@@ -198,22 +174,21 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
     ``unscored``: ``{row id: {metric name: Unscored}}``, values known not to be
     computable (no relevance for the question, no reference): recorded as given
     and left out of the computation. ``judge_reliability``: see :func:`evaluate`.
-    Returns what the report's meta gets from the scoring (retrieval depth, judge and
-    its model calls, the judge's reliability cards).
     """
     unscored = unscored or {}
-    info: dict[str, Any] = {}
+    info = ScoringInfo()
+    values: list[dict[str, float | None]] = [{} for _ in rows]
+    why: list[dict[str, Unscored]] = [{} for _ in rows]
+    judgments: list[dict[str, JSON] | None] = [None for _ in rows]
     by_family = {f: [m for m in metrics if m.family == f] for f in ("retrieval", "generation", "judged")}
-    for r in rows:
-        r.setdefault("metrics", {})
-        r.setdefault("unscored", {})
-        for mname, why in unscored.get(str(r["id"]), {}).items():
-            r["metrics"][mname] = None
-            r["unscored"][mname] = why.to_dict()
+    for i, r in enumerate(rows):
+        for mname, u in unscored.get(r.id, {}).items():
+            values[i][mname] = None
+            why[i][mname] = u
     if by_family["retrieval"]:
         rankings = rankings or {}
         for idx, group in _groups(rows, by_family["retrieval"], unscored):
-            ids = [str(rows[i]["id"]) for i in idx]
+            ids = [rows[i].id for i in idx]
             missing = [i for i in ids if i not in rankings]
             if missing:
                 raise ValueError(f"no ranking for question(s) {', '.join(missing)}: give each scored row a "
@@ -223,44 +198,39 @@ def score_rows(rows: list[dict[str, Any]], metrics: Sequence[Metric], *,
             result = evaluate_ranked(ranked, group)
             for pos, i in enumerate(idx):
                 for m in group:
-                    rows[i]["metrics"][m.name] = float(result.values[m.name][pos])
-        info["retrieval_depth"] = max((len(v) for v in rankings.values()), default=0)
+                    values[i][m.name] = float(result.values[m.name][pos])
+        info.retrieval_depth = max((len(v) for v in rankings.values()), default=0)
     if by_family["judged"]:
-        calls, cards, ledger = 0, {}, None
+        info.judge_model_calls, info.judge_reliability = 0, {}  # also when no row is judged
         for idx, group in _groups(rows, by_family["judged"], unscored):
             got = _judge_rows([rows[i] for i in idx], group, judge, progress, judge_reliability)
-            calls += got.pop("judge_model_calls")
-            cards.update(got.pop("judge_reliability"))
-            ledger = merge_ledgers(ledger, got.pop("judge_ledger", None))
-            info.update(got)
-        info["judge_model_calls"] = calls
-        info["judge_reliability"] = cards
-        if ledger is not None:
-            info["judge_ledger"] = ledger
+            for i, row_got in zip(idx, got.rows, strict=True):
+                values[i].update(row_got.metrics)
+                why[i].update(row_got.unscored)
+                judgments[i] = {**(judgments[i] or {}), **(row_got.judgments or {})}
+            info.add(got.info)
     by_text = [m for m in by_family["generation"] if m.kind in CONTEXT_SCORERS]
     if by_text:  # the text-based context metrics: the contexts against the reference contexts
-        for r in rows:
-            if r.get("reference_contexts") is None:
+        for i, r in enumerate(rows):
+            if r.reference_contexts is None:
                 for m in by_text:
-                    if m.name not in r["unscored"]:
-                        why = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
-                        r["metrics"][m.name], r["unscored"][m.name] = None, why.to_dict()
+                    if m.name not in why[i]:
+                        values[i][m.name] = None
+                        why[i][m.name] = Unscored(UNDEFINED, "no_reference_contexts", NO_REFERENCE_CONTEXTS)
         for m in by_text:
-            idx = [i for i, r in enumerate(rows) if m.name not in r["unscored"]]
-            if idx:
-                for i in idx:  # its implementation with its bound parameters (the threshold)
-                    rows[i]["metrics"][m.name] = float(m.compute(rows[i]["contexts"],
-                                                                 rows[i]["reference_contexts"]))
+            for i, r in enumerate(rows):  # its implementation with its bound parameters (the threshold)
+                if m.name not in why[i] and r.reference_contexts is not None:
+                    values[i][m.name] = float(m.compute(r.contexts, r.reference_contexts))
     by_family["generation"] = [m for m in by_family["generation"] if m.kind not in CONTEXT_SCORERS]
     if by_family["generation"]:
         for idx, group in _groups(rows, by_family["generation"], unscored):
-            answers, references = [rows[i]["answer"] for i in idx], [rows[i]["reference"] for i in idx]
+            answers, references = [rows[i].answer for i in idx], [rows[i].reference for i in idx]
             for m in group:
                 for i, value in zip(idx, score_pairs(m, answers, references), strict=True):
-                    rows[i]["metrics"][m.name] = float(value)
-    for r in rows:
-        r["metrics"] = {m.name: r["metrics"].get(m.name) for m in metrics}
-    return info
+                    values[i][m.name] = float(value)
+    scored = [replace(r, metrics={m.name: values[i].get(m.name) for m in metrics}, unscored=why[i],
+                      judgments=judgments[i]) for i, r in enumerate(rows)]
+    return Scoring(scored, info)
 
 
 def no_relevance(metrics: Iterable[Metric], message: str,
@@ -270,190 +240,13 @@ def no_relevance(metrics: Iterable[Metric], message: str,
     return {m.name: Unscored(UNDEFINED, reason, message) for m in metrics if m.family == "retrieval"}
 
 
-#: Failures of a question's generation that mean the backend cannot answer any: after one, the
-#: remaining questions are not asked (each is recorded failed with the same reason).
-_BACKEND_DOWN = ("BackendUnavailable", "ModelNotFound")
-
-
-def _reason(exc: BaseException) -> str:
-    """The reason code of a failed generation or judgment."""
-    return {"BackendUnavailable": "backend_unavailable", "ModelNotFound": "model_not_found",
-            "ReplayMissError": "replay_miss", "OutputParseError": "output_parse_error",
-            "AnswerTooLong": "answer_too_long"}.get(
-        type(exc).__name__, "generation_error")
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
-
-
-def _failed_row(it: EvalItem, metrics: Sequence[Metric], reason: str, message: str) -> dict[str, Any]:
-    """The row of a question without an answer: every metric failed with ``reason``."""
-    why = Unscored(FAILED, reason, message).to_dict()
-    return {"id": it.id, "question": it.question, "reference": it.reference, "answer": "",
-            "context_ids": [], "contexts": [], "metrics": {m.name: None for m in metrics},
-            "unscored": {m.name: dict(why) for m in metrics}, "error": {"reason": reason, "message": message}}
-
-
-def _fingerprint(obj: Any) -> str:
-    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def _identity(gen: Any) -> dict[str, Any] | None:
-    if gen is None:
-        return None
-    return {"backend": getattr(gen, "backend", type(gen).__name__), "model": getattr(gen, "model", ""),
-            "identity": str(getattr(gen, "identity", None) or getattr(gen, "backend", type(gen).__name__))}
-
-
-def run_settings(pipeline: PipelineLike, *, k: int, qrels: Mapping[str, Mapping[str, float]] | None,
-                 unjudged: Iterable[str], judge: Any,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """What determines a row's answer and scores, as stored in ``report.meta["settings"]``: the
-    pipeline's own description (``describe()``: prompt, options, k, retriever), its retrieval depth,
-    the generator (backend, model, identity: the server for Ollama) and the judge, fingerprints of
-    the relevance judgements, and ``extra`` (the caller's, e.g. the corpus fingerprint). Two runs
-    with equal settings answer every question the same way: :func:`evaluate` ``resume`` reuses rows
-    only between such runs."""
-    describe = getattr(pipeline, "describe", None)
-    judge_gen = getattr(judge, "generator", judge)
-    out: dict[str, Any] = {
-        "pipeline": _jsonable(describe()) if callable(describe) else type(pipeline).__name__,
-        "depth": getattr(pipeline, "depth", None), "k": k,
-        "generator": _identity(getattr(pipeline, "generator", None)),
-        "judge": None if judge is None else {**(_identity(judge_gen) or {}),
-                                             "options": _jsonable(getattr(judge, "options", None))},
-        "qrels": None if qrels is None else _fingerprint({str(q): dict(v) for q, v in qrels.items()}),
-        "unjudged": _fingerprint(sorted(str(q) for q in unjudged)),
-    }
-    out.update(dict(extra or {}))
-    return _jsonable(out)
-
-
-def _reusable_rows(path: Path, settings: Mapping[str, Any], items: Sequence[EvalItem]) -> dict[str, dict]:
-    """The rows of the report at ``path`` that a resumed run keeps, by question id.
-
-    The report must have been made with the same settings (:func:`run_settings`), else ValueError
-    naming what differs. A row is kept when its question and reference are those of the eval set
-    item with its id and its answer was generated (no row ``"error"``: failed and not-run questions
-    are run again); its failed metric values (``not_scored`` included) are computed again.
-    """
-    if not path.exists():
-        return {}
-    old = Report.load(path)
-    stored = old.meta.get("settings")
-    if stored is None:
-        raise ValueError(f"cannot resume from {path}: it does not record the settings it was made with "
-                         "(made before --resume existed, or not by a pipeline run); run without --resume, "
-                         "or write to another --out")
-    if stored != settings:
-        shown = {key: differing_parts(json.dumps(stored.get(key)), json.dumps(settings.get(key)))
-                 for key in sorted(set(stored) | set(settings)) if stored.get(key) != settings.get(key)}
-        diffs = [f"{key}: {was} in the report, {now} now" for key, (was, now) in shown.items()]
-        raise ValueError(f"cannot resume from {path}: it was made with other settings ({'; '.join(diffs)}); "
-                         "its rows would not be this run's: run without --resume, or write to another --out")
-    by_id = {it.id: it for it in items}
-    keep = {}
-    for r in old.rows:
-        it = by_id.get(str(r["id"]))
-        if it is None or r.get("error") or (r.get("question"), r.get("reference")) != (it.question,
-                                                                                      it.reference):
-            continue
-        keep[it.id] = r
-    return keep
-
-
-def _ranking_of(row: Mapping[str, Any]) -> list[str]:
-    """A row's ranking: stored when deeper than its contexts, else its context ids."""
-    if row.get("ranking") is not None:
-        return list(row["ranking"])
-    return [cid or f"<context {n}>" for n, cid in enumerate(row.get("context_ids", []), start=1)]
-
-
-def _score_into(rows: Sequence[dict[str, Any]], metrics: Sequence[Metric], *, qrels: Any, judge: Any,
-                forced: Mapping[str, Mapping[str, Unscored]], progress: bool) -> dict[str, Any]:
-    """Score ``metrics`` for ``rows`` (on copies, through :func:`score_rows`) and merge the results
-    into the rows, leaving their other metrics as they are. The judge's reliability cards are
-    :func:`evaluate`'s, made once for the run: those of ``score_rows`` are dropped."""
-    if not rows or not metrics:
-        return {}
-    names = [m.name for m in metrics]
-    copies = [{"id": r["id"], "question": r["question"], "reference": r["reference"], "answer": r["answer"],
-               "contexts": r["contexts"], "metrics": {}, "unscored": {}} for r in rows]
-    rankings = {str(r["id"]): _ranking_of(r) for r in rows}
-    only = {str(r["id"]): {n: u for n, u in forced.get(str(r["id"]), {}).items() if n in names} for r in rows}
-    info = score_rows(copies, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=only,
-                      progress=progress)
-    info.pop("judge_reliability", None)
-    for r, c in zip(rows, copies, strict=True):
-        for name in names:
-            r["metrics"][name] = c["metrics"].get(name)
-            r["unscored"].pop(name, None)
-        r["unscored"].update(c["unscored"])  # in the order score_rows gave them
-        if c.get("judgments"):
-            r.setdefault("judgments", {}).update(c["judgments"])
-    return info
-
-
-class _Run:
-    """The state of one :func:`evaluate` run: its rows so far, what stopped, the checkpoints."""
-
-    def __init__(self, items: Sequence[EvalItem], wanted: Sequence[Metric], out: Path | None,
-                 meta: dict[str, Any]):
-        self.items, self.wanted, self.out, self.meta = items, wanted, out, meta
-        self.rows: dict[str, dict[str, Any]] = {}
-        self.generation_down: tuple[str, str] | None = None  # (reason, message) once the backend is down
-        self.judge_down: tuple[str, str] | None = None
-        self.info: dict[str, Any] = {"judge_model_calls": 0}
-
-    def report(self, final: bool = False) -> Report:
-        """Every question of the eval set: its row, or (not asked yet) a failed ``not_run`` row;
-        metrics not computed yet are failed ``not_scored``. Resuming from it runs what is missing."""
-        rows = []
-        for it in self.items:
-            row = self.rows.get(it.id)
-            if row is None:
-                row = _failed_row(it, self.wanted, "not_run", "the run stopped before this question; "
-                                  "run again with --resume (resume=True) to answer it")
-            else:
-                row = dict(row, metrics=dict(row["metrics"]), unscored=dict(row["unscored"]))
-                for m in self.wanted:
-                    if m.name not in row["metrics"]:
-                        row["metrics"][m.name] = None
-                        row["unscored"][m.name] = Unscored(
-                            FAILED, "not_scored", "the run stopped before this metric was computed; run "
-                            "again with --resume (resume=True) to compute it").to_dict()
-                names = [m.name for m in self.wanted]
-                row["metrics"] = {n: row["metrics"][n] for n in names}
-                row["unscored"] = {n: u for n, u in row["unscored"].items() if n in names}
-                if "judgments" in row:
-                    row["judgments"] = {n: j for n, j in row["judgments"].items() if n in names}
-            rows.append(row)
-        failed = [r for r in rows if r.get("error")]
-        complete = final and self.generation_down is None and not any(
-            r["error"]["reason"] == "not_run" for r in failed)
-        meta = {**self.meta, **self.info, "complete": complete, "failed_questions": len(failed)}
-        if self.generation_down:
-            meta["stopped"] = self.generation_down[1]
-        if self.judge_down:
-            meta["judge_stopped"] = self.judge_down[1]
-        return Report(rows=rows, metrics=[m.name for m in self.wanted], meta=meta)
-
-    def checkpoint(self, final: bool = False) -> Report:
-        report = self.report(final)
-        if self.out is not None:
-            report.save(self.out)
-        return report
-
-
-def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]], *,
+def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]], *,
              qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
              judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-             progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
+             progress: bool = True, name: str = "", meta: Mapping[str, JSON] | None = None,
              unjudged: Iterable[str] = (), out: str | os.PathLike[str] | None = None,
-             resume: bool = False, settings: Mapping[str, Any] | None = None,
-             save_every: int = 16, judge_reliability: Any = None) -> Report:
+             resume: bool = False, settings: Mapping[str, JSON] | None = None,
+             save_every: int = 16, judge_reliability: ReliabilityEvidence = None) -> Report:
     """Run ``pipeline`` over ``eval_set`` and score every question -> :class:`Report`.
 
     - ``pipeline``: anything with ``.answer(question)`` returning an object with
@@ -524,11 +317,11 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         judge = judge if isinstance(judge, Judge) else Judge(judge)  # one judge (one cache) for the run
     unjudged = {str(q) for q in unjudged}
     config = run_settings(pipeline, k=k, qrels=qrels, unjudged=unjudged, judge=judge, extra=settings)
-    previous = _reusable_rows(out_path, config, items) if resume and out_path is not None else {}
+    previous = reusable_rows(out_path, config, items) if resume and out_path is not None else {}
     forced = {it.id: no_relevance(wanted, f"question {it.id!r} has no relevance judgements (no keyword for "
                                           "the keyword rule, or absent from the qrels given)")
               for it in items if it.id in unjudged}
-    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(items),
+    info: JSONObject = {"name": name, "k": k, "n_questions": len(items),
                             "eval_set": getattr(eval_set, "name", "")}
     gen = getattr(pipeline, "generator", None)
     if gen is not None:
@@ -542,127 +335,15 @@ def evaluate(pipeline: PipelineLike, eval_set: EvalSet | Iterable[EvalItem | Map
         g = judge.generator
         info["judge"] = f"{g.backend}:{g.model}"
         if judged:  # one card per judged metric, whichever rows get judged (or kept by --resume)
-            info["judge_reliability"] = _jsonable(cards_for(judged, judge_reliability,
+            info["judge_reliability"] = as_json(cards_for(judged, judge_reliability,
                                                             info["judge"], g.model))
     info.update(settings=config, resumed=len(previous))
-    run = _Run(items, wanted, out_path, info)
-    run.rows.update(previous)  # kept from the start: a checkpoint never drops what an earlier run answered
-    bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
-    try:
-        for start in range(0, len(items), save_every):
-            chunk = items[start:start + save_every]
-            fresh, reused = [], []
-            for it in chunk:
-                if it.id in previous:
-                    row = previous[it.id]
-                    row = dict(row, metrics={n: v for n, v in row["metrics"].items()
-                                             if v is not None or row["unscored"].get(n, {}).get("outcome")
-                                             == UNDEFINED}, unscored=dict(row["unscored"]))
-                    row["unscored"] = {n: u for n, u in row["unscored"].items() if n in row["metrics"]}
-                    reused.append(row)
-                elif run.generation_down is not None:
-                    reason, message = run.generation_down
-                    row = _failed_row(it, wanted, reason, f"not asked: {message}")
-                else:
-                    row = _answer_row(pipeline, it, wanted)
-                    if row.get("error"):
-                        if row["error"]["reason"] in ("backend_unavailable", "model_not_found"):
-                            run.generation_down = (row["error"]["reason"],
-                                                   f"the run stopped asking at question {it.id!r}: "
-                                                   f"{row['error']['message']}")
-                    else:
-                        fresh.append(row)
-                run.rows[it.id] = row
-                bar.update(1)
-            _score_chunk(run, fresh, reused, wanted, judged, qrels, judge, forced, progress)
-            changed = len(reused) < len(chunk) or any(m.name not in previous[r["id"]]["metrics"]
-                                                      or previous[r["id"]]["metrics"][m.name] is None
-                                                      for r in reused for m in wanted)
-            # a batch taken whole from the old report changes nothing: no write
-            if changed and start + save_every < len(items):
-                run.checkpoint()
-    except BaseException:  # interrupted, or a bug: what was done so far is saved first
-        try:
-            run.checkpoint()
-        except Exception:  # pragma: no cover - keep the original error
-            pass
-        raise
-    finally:
-        bar.close()
-    return run.checkpoint(final=True)
 
+    def score(rows: Sequence[ScoredQuestion], metrics: Sequence[Metric], *,
+              rankings: Mapping[str, Sequence[str]], unscored: Mapping[str, Mapping[str, Unscored]],
+              progress: bool) -> Scoring:
+        return score_rows(rows, metrics, rankings=rankings, qrels=qrels, judge=judge, unscored=unscored,
+                          progress=progress)
 
-def _answer_row(pipeline: PipelineLike, it: EvalItem, wanted: Sequence[Metric]) -> dict[str, Any]:
-    """Ask the pipeline one question -> its row (metrics to be scored), or a failed row."""
-    try:
-        ans = pipeline.answer(it.question)
-    except Exception as exc:  # one question's failure is counted, never the end of the run
-        return _failed_row(it, wanted, _reason(exc), _message(exc))
-    answer = str(getattr(ans, "answer", ans))
-    contexts: Sequence[Any] = getattr(ans, "contexts", []) or []
-    row: dict[str, Any] = {"id": it.id, "question": it.question, "reference": it.reference,
-                           "answer": answer, "context_ids": [context_id(c) for c in contexts],
-                           "contexts": [context_text(c) for c in contexts], "metrics": {}, "unscored": {}}
-    ranking = [context_id(c) or f"<context {n}>"
-               for n, c in enumerate(getattr(ans, "retrieved", None) or contexts, start=1)]
-    if ranking != _ranking_of(row):
-        row["ranking"] = ranking
-    return row
-
-
-def _score_chunk(run: _Run, fresh: list[dict[str, Any]], reused: list[dict[str, Any]],
-                 wanted: Sequence[Metric], judged: Sequence[Metric], qrels: Any, judge: Any,
-                 forced: dict[str, dict[str, Unscored]], progress: bool) -> None:
-    """Score the new rows on every metric and the reused rows on the metrics they lack."""
-    todo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for r in fresh:
-        todo.setdefault(tuple(m.name for m in wanted), []).append(r)
-    for r in reused:
-        missing = tuple(m.name for m in wanted if m.name not in r["metrics"])
-        if missing:
-            todo.setdefault(missing, []).append(r)
-    for names, rows in todo.items():
-        metrics = [m for m in wanted if m.name in names]
-        if run.judge_down is not None:
-            _judge_unavailable(run, rows, judged, forced)
-        try:
-            got = _score_into(rows, metrics, qrels=qrels, judge=judge, forced=forced, progress=progress)
-        except (BackendUnavailable, ModelNotFound, ReplayMissError):
-            # one request the judge could not make: judge row by row, so only those rows fail
-            got = {}
-            for r in rows:
-                if run.judge_down is not None:
-                    _judge_unavailable(run, [r], judged, forced)
-                try:
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
-                except (BackendUnavailable, ModelNotFound, ReplayMissError) as exc:
-                    forced.setdefault(str(r["id"]), {}).update(
-                        {m.name: Unscored(FAILED, _reason(exc), _message(exc)) for m in judged})
-                    if not isinstance(exc, ReplayMissError):
-                        run.judge_down = (_reason(exc), f"the judge stopped at question {r['id']!r}: "
-                                                        f"{_message(exc)}")
-                    got = _score_into([r], metrics, qrels=qrels, judge=judge, forced=forced, progress=False)
-                run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
-                _merge_info(run.info, got)
-            continue
-        run.info["judge_model_calls"] += got.pop("judge_model_calls", 0)
-        _merge_info(run.info, got)
-
-
-def _judge_unavailable(run: _Run, rows: Sequence[Mapping[str, Any]], judged: Sequence[Metric],
-                       forced: dict[str, dict[str, Unscored]]) -> None:
-    assert run.judge_down is not None
-    reason, message = run.judge_down
-    for r in rows:
-        forced.setdefault(str(r["id"]), {}).update(
-            {m.name: Unscored(FAILED, reason, f"not asked: {message}") for m in judged})
-
-
-def _merge_info(info: dict[str, Any], got: Mapping[str, Any]) -> None:
-    for key, value in got.items():
-        if key == "retrieval_depth":
-            info[key] = max(info.get(key, 0), value)
-        elif key == "judge_ledger":  # this run's cost: the batches summed (a resumed row's is not in it)
-            info[key] = merge_ledgers(info.get(key), value)
-        else:
-            info[key] = value
+    run = PipelineRun(items, wanted, out=out_path, meta=info, score=score, previous=previous, forced=forced)
+    return run.run(pipeline, save_every=save_every, progress=progress)

@@ -24,36 +24,49 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.outcomes import SCORED, UNDEFINED
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from ragworkbook.evaluation.report import Report
 
-__all__ = ["check_same_ground_truth", "drops", "lost_questions", "parse_max_drop"]
+__all__ = ["LostQuestions", "check_same_ground_truth", "drops", "lost_questions", "parse_max_drop"]
 
 
-def lost_questions(a: Report, b: Report, metric_a: str, metric_b: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LostQuestions:
+    """The questions A scored and B left undefined on one metric: their ``ids`` and how many per
+    reason (``{"undefined (no_reference)": n, ...}``)."""
+
+    ids: list[str] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+def lost_questions(a: Report, b: Report, metric_a: str, metric_b: str) -> LostQuestions:
     """The questions ``a`` scored on ``metric_a`` and ``b`` left undefined on ``metric_b`` (no answer, no
-    reference, no contexts...): ``{"ids": [...], "reasons": {"undefined (no_reference)": n, ...}}``.
-    (Failed values are the gate's other rule: no more failed than compared.)"""
+    reference, no contexts...). (Failed values are the gate's other rule: no more failed than compared.)"""
     unscored_b = b.unscored(metric_b)
-    ids, reasons = [], {}
+    ids: list[str] = []
+    reasons: dict[str, int] = {}
     for qid, outcome in zip(a.ids, a.outcomes(metric_a), strict=True):
         why = unscored_b.get(qid)
         if outcome == SCORED and why is not None and why.outcome == UNDEFINED:
             ids.append(qid)
             key = f"{why.outcome} ({why.reason})"
             reasons[key] = reasons.get(key, 0) + 1
-    return {"ids": ids, "reasons": reasons}
+    return LostQuestions(ids, reasons)
 
 
-def describe_lost(metric: str, lost: Mapping[str, Any], n_questions: int) -> str:
+def describe_lost(metric: str, lost: LostQuestions, n_questions: int) -> str:
     """Why the gate fails ``metric`` for the questions B lost."""
-    n = len(lost["ids"])
-    how = ", ".join(f"{v} {k}" for k, v in lost["reasons"].items())
-    first = ", ".join(lost["ids"][:5]) + (", ..." if n > 5 else "")
+    n = len(lost.ids)
+    how = ", ".join(f"{v} {k}" for k, v in lost.reasons.items())
+    first = ", ".join(lost.ids[:5]) + (", ..." if n > 5 else "")
     return (
         f"B has no {metric} value for {n} of {n_questions} questions that A scored ({how}; {first}): a "
         "question B lost is a regression; fix B, or pass --allow-undefined (allow_undefined=True) to "
@@ -61,11 +74,11 @@ def describe_lost(metric: str, lost: Mapping[str, Any], n_questions: int) -> str
     )
 
 
-def _rows(report: Report) -> dict[str, Mapping[str, Any]]:
+def _rows(report: Report) -> dict[str, JSONObject]:
     return {str(r["id"]): r for r in report.rows}
 
 
-def _given(value: Any) -> bool:
+def _given(value: JSON) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
@@ -107,7 +120,7 @@ def check_same_ground_truth(a: Report, b: Report) -> None:
             )
 
 
-def _short(text: Any, n: int = 60) -> str:
+def _short(text: JSON, n: int = 60) -> str:
     s = str(text)
     return repr(s if len(s) <= n else s[:n] + "...")
 
@@ -133,7 +146,7 @@ def parse_max_drop(values: Iterable[str] | None) -> dict[str, float]:
     return out
 
 
-def drops(table: Any, max_drop: Mapping[str, float]) -> dict[str, str]:
+def drops(table: pd.DataFrame, max_drop: Mapping[str, float]) -> dict[str, str]:
     """The metrics of ``max_drop`` on which B's paired mean is worse than A's by more than allowed
     (``table``: :attr:`Comparison.table`), each with the reason."""
     from ragworkbook.metrics.registry import find_metric, parse_metric

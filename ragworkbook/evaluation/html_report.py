@@ -26,9 +26,9 @@ import os
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ragworkbook._io import atomic_write_text
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.evaluation.report import Report
 
 __all__ = ["render_html", "write_html"]
@@ -53,7 +53,7 @@ svg text{font-size:10px;fill:#4a5263}
 """.strip()
 
 
-def _fmt(x: Any, digits: int = 3) -> str:
+def _fmt(x: JSON, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if isinstance(x, float):
@@ -208,7 +208,7 @@ def _ledger(report: Report) -> str:
             "<th>completion tokens</th><th>seconds</th></tr>" + "".join(rows) + "</table>")
 
 
-def _cell(row: Mapping[str, Any], metric: str) -> str:
+def _cell(row: JSONObject, metric: str) -> str:
     v = row.get("metrics", {}).get(metric)
     if v is not None:
         return f"<td class=\"num\">{_fmt(float(v))}</td>"
@@ -218,7 +218,7 @@ def _cell(row: Mapping[str, Any], metric: str) -> str:
             f"{escape(str(why.get('outcome')))}: {escape(str(why.get('reason')))}</span></td>")
 
 
-def _fold(row: Mapping[str, Any]) -> str:
+def _fold(row: JSONObject) -> str:
     parts = [(k, row.get(k)) for k in ("question", "answer", "reference")]
     body = "".join(f"<div><b>{k}</b><div class=\"qtext\">{escape(str(v))}</div></div>"
                    for k, v in parts if v not in (None, ""))

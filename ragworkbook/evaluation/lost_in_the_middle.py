@@ -30,12 +30,19 @@ Each answer is scored against the reference answer:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ragworkbook._types import JSON
+    from ragworkbook.corpus.eval_set import EvalItem, EvalSet
+    from ragworkbook.protocols import AnswerLike
+    from ragworkbook.retrieval.base import Hit, Retriever
+
+T = TypeVar("T")
 
 __all__ = ["OrderTrial", "place", "states_reference", "lost_in_the_middle", "position_summary", "edges_order",
            "PLACEMENTS", "PlacementTrial", "placement_experiment", "placement_summary"]
@@ -53,7 +60,14 @@ class OrderTrial:
     token_f1: float
 
 
-def place(gold: Any, distractors: Sequence[Any], position: int) -> list[Any]:
+class ChunkAnswerer(Protocol):
+    """A pipeline that answers from the chunks it is given, in their order
+    (:meth:`ragworkbook.pipeline.naive.NaiveRAG.answer_from`)."""
+
+    def answer_from(self, question: str, contexts: Sequence[Hit]) -> AnswerLike: ...
+
+
+def place(gold: T, distractors: Sequence[T], position: int) -> list[T]:
     """``distractors`` in their order with ``gold`` inserted at 1-based ``position``."""
     n = len(distractors) + 1
     if not 1 <= position <= n:
@@ -76,7 +90,7 @@ def states_reference(answer: str, reference: str, keyword: str | None = None) ->
     return keyword.lower() in answer.lower()
 
 
-def _generate(pipeline: Any, question: str, chunks: Sequence[Any]) -> str:
+def _generate(pipeline: ChunkAnswerer, question: str, chunks: Sequence[Hit]) -> str:
     for name in ("answer_from", "answer_with_contexts", "generate_answer"):
         fn = getattr(pipeline, name, None)
         if callable(fn):
@@ -86,9 +100,9 @@ def _generate(pipeline: Any, question: str, chunks: Sequence[Any]) -> str:
                     "(expected answer_from(question, chunks))")
 
 
-def lost_in_the_middle(pipeline: Any, eval_set: Any, qrels: Mapping[str, Mapping[str, float]], *,
-                       retriever: Any = None, n_contexts: int = 5, depth: int = 30,
-                       progress: bool = True) -> list[OrderTrial]:
+def lost_in_the_middle(pipeline: ChunkAnswerer, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]],
+                       qrels: Mapping[str, Mapping[str, float]], *, retriever: Retriever | None = None,
+                       n_contexts: int = 5, depth: int = 30, progress: bool = True) -> list[OrderTrial]:
     """Run the order experiment over ``eval_set`` -> one :class:`OrderTrial` per question x position.
 
     ``retriever`` (default ``pipeline.retriever``) ranks the chunks: the gold chunk is
@@ -139,7 +153,7 @@ def position_summary(trials: Sequence[OrderTrial]) -> pd.DataFrame:
 
 
 # --- the placement strategy: best chunks at the edges ------------------------------------------
-def edges_order(ranked: Sequence[Any]) -> list[Any]:
+def edges_order(ranked: Sequence[T]) -> list[T]:
     """``ranked`` (best first) rearranged so the best items sit at both ends and the weakest in
     the middle: ranks 1, 3, 5, ... from the front, then ..., 6, 4, 2 to the back.
 
@@ -150,7 +164,7 @@ def edges_order(ranked: Sequence[Any]) -> list[Any]:
 
 
 #: Placement strategies: name -> reorder function of the ranked chunks (best first).
-PLACEMENTS: dict[str, Any] = {
+PLACEMENTS: dict[str, Callable[[Sequence[Hit]], list[Hit]]] = {
     "retrieval order": list,
     "edges (best at start and end)": edges_order,
     "reversed (best last)": lambda ranked: list(ranked)[::-1],
@@ -171,8 +185,9 @@ class PlacementTrial:
     token_f1: float
 
 
-def placement_experiment(pipeline: Any, eval_set: Any, qrels: Mapping[str, Mapping[str, float]], *,
-                         retriever: Any = None, k: int = 5, placements: Sequence[str] | None = None,
+def placement_experiment(pipeline: ChunkAnswerer, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]],
+                         qrels: Mapping[str, Mapping[str, float]], *, retriever: Retriever | None = None,
+                         k: int = 5, placements: Sequence[str] | None = None,
                          progress: bool = True) -> list[PlacementTrial]:
     """The same top-``k`` retrieved chunks per question, in each placement of :data:`PLACEMENTS`
     (or those named in ``placements``) -> one :class:`PlacementTrial` per question x placement.

@@ -45,7 +45,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import ks_2samp, permutation_test
@@ -144,8 +144,9 @@ def gate_series(steps: Sequence[Step], metrics: Sequence[str], *, against: str =
         cur = steps[i]
         comp = compare_reports(base.report, cur.report, metrics, alpha=alpha, method=method, seed=seed)
         gate = comp.gate(list(metrics))
-        row: dict[str, Any] = {"label": cur.label, "against": base.label, "passed": gate.passed,
-                               "worse": ", ".join(gate.worse), "not_compared": ", ".join(gate.not_compared)}
+        row: dict[str, str | bool | float] = {
+            "label": cur.label, "against": base.label, "passed": gate.passed,
+            "worse": ", ".join(gate.worse), "not_compared": ", ".join(gate.not_compared)}
         for m in metrics:
             r = comp.table.loc[m]
             row[f"{m} diff"] = float(r["diff"])

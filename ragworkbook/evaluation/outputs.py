@@ -51,8 +51,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from os import PathLike
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook._validate import check_k
 from ragworkbook.corpus.answers import (
     MAX_SCORED_CHARS,
@@ -63,11 +65,14 @@ from ragworkbook.corpus.answers import (
 )
 from ragworkbook.evaluation.evaluate import no_relevance, resolve_metrics, score_rows
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import RecordRelevance, ReliabilityEvidence, ScoredQuestion, Scoring
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import UNDEFINED, Unscored
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from ragworkbook.judging.judge import Judge
     from ragworkbook.llm.base import Generator
 
@@ -149,11 +154,11 @@ def _unscored(rec: AnswerRecord, source: str | None, why_not: str, wanted: list[
     return out
 
 
-def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os.PathLike[str] | Any, *,
+def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, JSON]] | pd.DataFrame | str | PathLike, *,
                      qrels: Mapping[str, Mapping[str, float]] | None = None, k: int = 3,
                      judge: Judge | Generator | None = None, metrics: Iterable[str] | None = None,
-                     progress: bool = True, name: str = "", meta: Mapping[str, Any] | None = None,
-                     judge_reliability: Any = None, out: str | os.PathLike[str] | None = None,
+                     progress: bool = True, name: str = "", meta: Mapping[str, JSON] | None = None,
+                     judge_reliability: ReliabilityEvidence = None, out: str | os.PathLike[str] | None = None,
                      resume: bool = False, save_every: int | None = None) -> Report:
     """Score the given outputs of a RAG system -> :class:`Report` (one row per record, in order).
 
@@ -191,27 +196,26 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     wanted = resolve_metrics(metrics, k=k, have_qrels=qrels is not None or any(src for src, *_ in relevance),
                              have_judge=judge is not None,
                              have_reference=any(r.reference is not None for r in answers))
-    rows: list[dict[str, Any]] = []
+    rows: list[ScoredQuestion] = []
     rankings: dict[str, list[str]] = {}
     judgements: dict[str, dict[str, float]] = {}
     forced: dict[str, dict[str, Unscored]] = {}
     counts: dict[str, int] = {}
     for rec, (source, ranking, judged, why_not) in zip(answers, relevance, strict=True):
-        row = {"id": rec.id, "question": rec.question, "reference": rec.reference, "answer": rec.answer,
-               "context_ids": list(rec.context_ids), "contexts": list(rec.contexts),
-               "metrics": {}, "unscored": {}, "relevance": source}
-        if rec.reference_contexts is not None:  # read by the text-based context metrics
-            row["reference_contexts"] = list(rec.reference_contexts)
         if source is not None:
             rankings[rec.id] = ranking
             judgements[rec.id] = judged
-            row["relevance_key"] = _relevance_key(source, rec, judged)
-        rows.append(row)
+        refs = rec.reference_contexts  # read by the text-based context metrics
+        rows.append(ScoredQuestion(
+            id=rec.id, question=rec.question, reference=rec.reference, answer=rec.answer,
+            context_ids=list(rec.context_ids), contexts=list(rec.contexts),
+            relevance=RecordRelevance(source, _relevance_key(source, rec, judged) if source else None),
+            reference_contexts=None if refs is None else list(refs)))
         counts[source or why_not] = counts.get(source or why_not, 0) + 1
         why = _unscored(rec, source, why_not, wanted, qrels is not None)
         if why:
             forced[rec.id] = why
-    info: dict[str, Any] = {"name": name, "k": k, "n_questions": len(rows), "source": answers.source,
+    info: JSONObject = {"name": name, "k": k, "n_questions": len(rows), "source": answers.source,
                             "mode": "answers", "relevance": counts}
     if answers.n_generated_ids:
         info["generated_ids"] = answers.n_generated_ids
@@ -223,8 +227,8 @@ def evaluate_outputs(records: AnswerSet | Iterable[Mapping[str, Any]] | str | os
     if resume:
         run.resume_from_out()
 
-    def score(batch: list[dict[str, Any]], show: bool) -> dict[str, Any]:
-        ids = {str(r["id"]) for r in batch}
+    def score(batch: list[ScoredQuestion], show: bool) -> Scoring:
+        ids = {r.id for r in batch}
         return score_rows(batch, wanted, rankings={i: rankings[i] for i in ids if i in rankings},
                           qrels={i: judgements[i] for i in ids if i in judgements}, judge=judge,
                           unscored={i: forced[i] for i in ids if i in forced}, progress=show,
@@ -239,7 +243,7 @@ def _relevance_key(source: str, rec: AnswerRecord, judged: Mapping[str, float]) 
     import hashlib
     import json
 
-    what: Any = {"keyword": rec.keyword} if source == "keyword" else {
+    what: JSONObject = {"keyword": rec.keyword} if source == "keyword" else {
         "judgements": {str(d): float(g) for d, g in sorted(judged.items())}}
     blob = json.dumps(what, sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]

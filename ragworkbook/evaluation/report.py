@@ -32,12 +32,13 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragworkbook._io import atomic_write_json, read_input
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.eval_set import EvalItem, EvalSet, as_items
 from ragworkbook.metrics.registry import parse_metric
 from ragworkbook.outcomes import FAILED, SCORED, Aggregate, Unscored, aggregate
@@ -55,9 +56,9 @@ REPORT_VERSION = 2
 class Report:
     """Per-question rows, per-metric aggregates (computed from the rows) and metadata of one run."""
 
-    rows: list[dict[str, Any]]
+    rows: list[JSONObject]
     metrics: list[str]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JSONObject = field(default_factory=dict)
     aggregates: dict[str, Aggregate] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -98,7 +99,7 @@ class Report:
                 out[str(r["id"])] = Unscored.from_dict(dict(why), f"row {r['id']!r}")
         return out
 
-    def reliability(self, metric: str) -> dict[str, Any] | None:
+    def reliability(self, metric: str) -> JSONObject | None:
         """The reliability card of the judge behind ``metric`` (None for a metric no judge
         scored; ``{"status": "unmeasured", ...}`` for a judged metric without a card)."""
         self._check_metric(metric)
@@ -132,7 +133,7 @@ class Report:
 
         records = []
         for r in self.rows:
-            rec: dict[str, Any] = {"id": r["id"]}
+            rec: dict[str, JSON] = {"id": r["id"]}
             if text:
                 rec.update(question=r.get("question", ""), answer=r.get("answer", ""),
                            reference=r.get("reference", ""))
@@ -154,7 +155,7 @@ class Report:
         )
         return df.set_index("metric")
 
-    def check_eval_set(self, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, Any]]) -> None:
+    def check_eval_set(self, eval_set: EvalSet | Iterable[EvalItem | Mapping[str, JSON]]) -> None:
         """Raise ValueError unless the report's questions are exactly ``eval_set``'s (ids and texts)."""
         items = {it.id: it.question for it in as_items(eval_set)}
         mine = {str(r["id"]): r.get("question") for r in self.rows}
@@ -179,7 +180,7 @@ class Report:
         return apply_targets(self, domain=domain)
 
     # --- JSON -------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON form written by :meth:`save` and read by :meth:`from_dict`."""
         rows = []
         for r in self.rows:
@@ -200,7 +201,7 @@ class Report:
         return atomic_write_json(path, self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: Any, *, source: str = "report") -> Report:
+    def from_dict(cls, data: JSON, *, source: str = "report") -> Report:
         """Build a report from its JSON form, validating it (ValueError naming ``source``).
 
         The aggregates are recomputed from the rows; stored aggregates that disagree
@@ -244,18 +245,18 @@ class Report:
                 f"{', ' + self.meta['name'] if self.meta.get('name') else ''}>")
 
 
-def _num_or_none(x: Any) -> float | None:
+def _num_or_none(x: float | None) -> float | None:
     if x is None:
         return None
     x = float(x)
     return None if math.isnan(x) else x
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: JSON) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _validate(data: Any, source: str) -> None:
+def _validate(data: JSON, source: str) -> None:
     def bad(problem: str) -> ValueError:
         return ValueError(f"{source} is not a valid ragworkbook report: {problem}")
 
@@ -329,7 +330,7 @@ _META_TYPES: dict[str, tuple[type, ...]] = {"name": (str,), "complete": (bool,),
                                             "judge_ledger": (dict,)}
 
 
-def _validate_meta(meta: dict[str, Any], bad: Any) -> None:
+def _validate_meta(meta: JSONObject, bad: Callable[[str], ValueError]) -> None:
     """The meta members that the package reads have their types; ``judge_reliability`` maps metric
     names to reliability cards (objects)."""
     for key, types in _META_TYPES.items():
@@ -352,13 +353,13 @@ def _validate_meta(meta: dict[str, Any], bad: Any) -> None:
 _TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}
 
 
-def _json_name(value: Any) -> str:
+def _json_name(value: JSON) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
              float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)
 
 
-def _check_stored(stored: Mapping[str, Any], computed: Aggregate, metric: str, source: str) -> None:
+def _check_stored(stored: JSONObject, computed: Aggregate, metric: str, source: str) -> None:
     problems = [f"{key} = {stored[key]} but the rows give {getattr(computed, key)}"
                 for key in ("n", "failed", "undefined") if stored[key] != getattr(computed, key)]
     mean = stored["mean"]

@@ -12,8 +12,9 @@ checked only for the interval's order.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+
+from ragworkbook._types import JSONObject
 
 __all__ = ["check_ranges", "metric_scale"]
 
@@ -40,7 +41,7 @@ def _shown(scale: tuple[float, float]) -> str:
     return f"[{scale[0]:g}, {scale[1]:g}]"
 
 
-def check_ranges(data: Mapping[str, Any], bad: Callable[[str], Exception]) -> None:
+def check_ranges(data: JSONObject, bad: Callable[[str], Exception]) -> None:
     """Raise ``bad(problem)`` for the first value of the report's JSON ``data`` outside its metric's
     range, or an aggregate interval with ``ci_low > ci_high`` (``data`` already checked for shape)."""
     scales = {m: metric_scale(m) for m in data["metrics"]}

@@ -23,14 +23,21 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
+from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook.evaluation.report import Report
+from ragworkbook.evaluation.rows import ScoredQuestion, Scoring
 from ragworkbook.metrics.registry import Metric
 from ragworkbook.outcomes import FAILED, Unscored
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.llm.base import Generator
 
 __all__ = ["OutputsRun"]
 
@@ -40,7 +47,7 @@ NOT_SCORED = (
 )
 
 
-def _fingerprint(obj: Any) -> str:
+def _fingerprint(obj: JSON) -> str:
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -50,11 +57,11 @@ class OutputsRun:
 
     def __init__(
         self,
-        rows: list[dict[str, Any]],
+        rows: list[ScoredQuestion],
         wanted: Sequence[Metric],
         *,
-        info: dict[str, Any],
-        extra_meta: Mapping[str, Any] | None,
+        info: JSONObject,
+        extra_meta: Mapping[str, JSON] | None,
         out: str | os.PathLike[str] | None,
         save_every: int,
         progress: bool,
@@ -66,21 +73,22 @@ class OutputsRun:
         self.out = Path(out) if out is not None else None
         self.save_every, self.progress = save_every, progress
         self.done: set[int] = set()  # positions of the rows scored
-        self.settings: dict[str, Any] = {}
+        self.settings: JSONObject = {}
         self.resumed = 0
 
     def fingerprint(
         self,
         *,
-        rankings: Mapping[str, Any],
-        judgements: Mapping[str, Any],
+        rankings: Mapping[str, list[str]],
+        judgements: Mapping[str, dict[str, float]],
         forced: Mapping[str, Mapping[str, Unscored]],
-        judge: Any,
-    ) -> dict[str, Any]:
+        judge: Judge | Generator | None,
+    ) -> JSONObject:
         """What determines every value of the run: the records, their relevance, the metrics, the judge."""
         gen = getattr(judge, "generator", judge)
         records = [
-            {key: r.get(key) for key in ("id", "question", "answer", "contexts", "context_ids", "reference")}
+            {"id": r.id, "question": r.question, "answer": r.answer, "contexts": r.contexts,
+             "context_ids": r.context_ids, "reference": r.reference}
             for r in self.rows
         ]
         return {
@@ -98,7 +106,7 @@ class OutputsRun:
             else {
                 "backend": getattr(gen, "backend", type(gen).__name__),
                 "model": getattr(gen, "model", ""),
-                "options": json.loads(json.dumps(getattr(judge, "options", None), default=str)),
+                "options": as_json(getattr(judge, "options", None)),
             },
         }
 
@@ -132,15 +140,14 @@ class OutputsRun:
             )
         by_id = {str(r["id"]): r for r in old.rows}
         for pos, row in enumerate(self.rows):
-            was = by_id.get(str(row["id"]))
-            if was is None or any(
-                u.get("outcome") == FAILED and u.get("reason") == "not_scored"
-                for u in (was.get("unscored") or {}).values()
-            ):
+            was = by_id.get(row.id)
+            if was is None:
                 continue
-            row.update(metrics=dict(was["metrics"]), unscored=dict(was.get("unscored") or {}))
-            if was.get("judgments"):
-                row["judgments"] = was["judgments"]
+            kept = ScoredQuestion.from_dict(was, f"{self.out}: row {row.id!r}")
+            if any(u.outcome == FAILED and u.reason == "not_scored" for u in kept.unscored.values()):
+                continue
+            self.rows[pos] = replace(row, metrics=kept.metrics, unscored=kept.unscored,
+                                     judgments=kept.judgments or row.judgments)
             self.done.add(pos)
         self.resumed = len(self.done)
         for key in ("judge", "judge_reliability", "retrieval_depth", "judge_model_calls"):
@@ -151,14 +158,11 @@ class OutputsRun:
         """Every record: scored, or (not yet) every metric failed ``not_scored``."""
         names = [m.name for m in self.wanted]
         rows = []
-        why = Unscored(FAILED, "not_scored", NOT_SCORED).to_dict()
+        why = Unscored(FAILED, "not_scored", NOT_SCORED)
         for pos, row in enumerate(self.rows):
-            if pos in self.done:
-                rows.append(row)
-            else:
-                rows.append(
-                    {**row, "metrics": {n: None for n in names}, "unscored": {n: dict(why) for n in names}}
-                )
+            if pos not in self.done:
+                row = replace(row, metrics={n: None for n in names}, unscored={n: why for n in names})
+            rows.append(row.to_dict())
         meta = {
             **self.info,
             **self.extra_meta,
@@ -174,9 +178,9 @@ class OutputsRun:
             report.save(self.out)
         return report
 
-    def run(self, score: Callable[[list[dict[str, Any]], bool], dict[str, Any]]) -> Report:
-        """Score the rows not done, ``save_every`` at a time (``score(rows, progress)`` fills them in
-        place and returns what the meta gets), saving after each batch; the report."""
+    def run(self, score: Callable[[list[ScoredQuestion], bool], Scoring]) -> Report:
+        """Score the rows not done, ``save_every`` at a time (``score(rows, progress)`` returns them
+        scored and what the meta gets), saving after each batch; the report."""
         todo = [pos for pos in range(len(self.rows)) if pos not in self.done]
         bar = tqdm(
             total=len(self.rows),
@@ -191,7 +195,9 @@ class OutputsRun:
             for start in range(0, len(todo), self.save_every):
                 batch = todo[start : start + self.save_every]
                 got = score([self.rows[pos] for pos in batch], self.progress and judged)
-                self._merge(got)
+                for pos, row in zip(batch, got.rows, strict=True):
+                    self.rows[pos] = row
+                self._merge(got.info.to_dict())
                 self.done.update(batch)
                 bar.update(len(batch))
                 if start + self.save_every < len(todo) and self.out is not None:
@@ -205,14 +211,15 @@ class OutputsRun:
             raise
         finally:
             bar.close()
-        for row in self.rows:  # a row's metrics in the run's order
-            row["metrics"] = {m.name: row["metrics"].get(m.name) for m in self.wanted}
-            row["unscored"] = {
-                m.name: row["unscored"][m.name] for m in self.wanted if m.name in row["unscored"]
-            }
+        names = [m.name for m in self.wanted]
+        self.rows = [  # a row's metrics in the run's order
+            replace(row, metrics={n: row.metrics.get(n) for n in names},
+                    unscored={n: row.unscored[n] for n in names if n in row.unscored})
+            for row in self.rows
+        ]
         return self.save(final=True)
 
-    def _merge(self, got: Mapping[str, Any]) -> None:
+    def _merge(self, got: JSONObject) -> None:
         for key, value in got.items():
             if key == "retrieval_depth":
                 self.info[key] = max(self.info.get(key, 0), value)

@@ -59,14 +59,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ragworkbook._types import JSONObject
 from ragworkbook.judging.check import RELIABILITY_MIN_KAPPA
 from ragworkbook.judging.reliability import describe, trusted, unmeasured
 from ragworkbook.metrics.registry import get_spec, parse_metric, specs
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ragworkbook.evaluation.report import Report
 
 __all__ = ["Target", "DOMAINS", "targets_of", "NOT_RATED", "BANDS", "targets_table", "rate",
            "apply_targets"]
@@ -134,14 +137,14 @@ class Target:
 
     def bands(self) -> tuple[str, str, str]:
         """The three bands as printed: (poor, acceptable, good)."""
-        fmt = _pct if self.metric == "hallucination" else _num
+        fmt = _pct if self.metric == "hallucination" else _two_decimals
         acceptable = f"{fmt(self.low)}-{fmt(self.high)}"
         if self.higher_is_better:
             return f"< {fmt(self.low)}", acceptable, f"> {fmt(self.high)}"
         return f"> {fmt(self.high)}", acceptable, f"< {fmt(self.low)}"
 
 
-def _num(x: float) -> str:
+def _two_decimals(x: float) -> str:
     return f"{x:.2f}"
 
 
@@ -211,8 +214,8 @@ def rate(metric: str, value: float, domain: str = "general", *,
 NOT_RATED = "not rated"
 
 
-def apply_targets(report_or_means: Any, domain: str = "general", *,
-                  reliability: Mapping[str, Mapping[str, Any]] | None = None,
+def apply_targets(report_or_means: Report | Mapping[str, float], domain: str = "general", *,
+                  reliability: Mapping[str, JSONObject] | None = None,
                   min_kappa: float | None = None,
                   intervals: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
     """Rate a report's aggregate means, and their intervals, against the targets table.
@@ -235,7 +238,7 @@ def apply_targets(report_or_means: Any, domain: str = "general", *,
 
     table = targets_of(domain)
     min_kappa = RELIABILITY_MIN_KAPPA if min_kappa is None else float(min_kappa)
-    cards: dict[str, Any] = dict(reliability or {})
+    cards: dict[str, JSONObject | None] = dict(reliability or {})
     cis: dict[str, tuple[float, float]] = {str(m): (float(lo), float(hi)) for m, (lo, hi) in
                                            (intervals or {}).items()}
     if hasattr(report_or_means, "means"):

@@ -52,11 +52,12 @@ and :mod:`ragworkbook.metrics.retrieval`)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ragworkbook._validate import check_k
 from ragworkbook.columns import Columns
@@ -130,7 +131,7 @@ class RunResult:
         return len(self.query_ids)
 
     @property
-    def per_query(self) -> dict[str, dict[str, Any]]:
+    def per_query(self) -> dict[str, dict[str, float | int | str]]:
         """``{qid: {metric: value}}``, the shape pytrec_eval returns."""
         cols = [(m.name, self.values[m.name].tolist()) for m in self.measured]
         return {q: {m: vals[i] for m, vals in cols} for i, q in enumerate(self.query_ids)}
@@ -188,7 +189,7 @@ def evaluate_ranked(ranked: Ranked, metrics: Sequence[Metric], *, no_relevant: s
     return RunResult(list(metrics), ids, values, gain, skip)
 
 
-def _metrics(metrics: MetricsArg, gain: str, max_grade: Any) -> list[Metric]:
+def _metrics(metrics: MetricsArg, gain: str, max_grade: float) -> list[Metric]:
     """Parse the retrieval metrics; evaluation-wide ``gain`` and ``max_grade`` become the values of
     the parameters that declare those options (``Param.option``) when a name does not set them."""
     check_gain(gain)
@@ -196,7 +197,7 @@ def _metrics(metrics: MetricsArg, gain: str, max_grade: Any) -> list[Metric]:
     return parse_metrics(metrics, "retrieval", defaults=defaults)
 
 
-def _check_max_grade(max_grade: Any) -> float:
+def _check_max_grade(max_grade: object) -> float:
     try:
         value = float(max_grade)
     except (TypeError, ValueError):
@@ -213,7 +214,7 @@ def _check_no_relevant(no_relevant: str) -> None:
                          f"'skip' (leave them out of the mean), got {no_relevant!r}")
 
 
-def _check_run_options(no_relevant: str, missing: str, depth: Any, relevance_level: Any,
+def _check_run_options(no_relevant: str, missing: str, depth: int | None, relevance_level: float | None,
                        score_precision: str) -> tuple[int | None, float | None]:
     _check_no_relevant(no_relevant)
     if missing not in _NO_RELEVANT:
@@ -235,7 +236,7 @@ def _check_run_options(no_relevant: str, missing: str, depth: Any, relevance_lev
     return depth, level
 
 
-def _nothing(qids_a: Sequence[Any], qids_b: Sequence[Any]) -> str:
+def _nothing(qids_a: Sequence[str], qids_b: Sequence[str]) -> str:
     return ("nothing to evaluate: no judged query of the qrels has both a run entry and a relevant "
             "document; check that the query ids of qrels and run match "
             f"(qrels: {list(qids_a)[:3]}, run: {list(qids_b)[:3]})")
@@ -274,6 +275,14 @@ def evaluate_columns(
     {'mrr': 0.5}
     """
     metric_list = _metrics(metrics, gain, max_grade)
+    return _evaluate_columns(qrels, run, metric_list, gain, no_relevant=no_relevant, missing=missing,
+                             depth=depth, relevance_level=relevance_level, score_precision=score_precision)
+
+
+def _evaluate_columns(qrels: Columns, run: Columns, metric_list: Sequence[Metric], gain: str, *,
+                      no_relevant: str, missing: str, depth: int | None, relevance_level: float | None,
+                      score_precision: str) -> RunResult:
+    """:func:`evaluate_columns` on metrics already parsed (the run-wide options bound)."""
     depth, level = _check_run_options(no_relevant, missing, depth, relevance_level, score_precision)
     if not isinstance(qrels, Columns) or not isinstance(run, Columns):
         raise TypeError("qrels and run must be Columns (see Columns.from_dict and "
@@ -285,8 +294,8 @@ def evaluate_columns(
 
 
 def evaluate_run(
-    qrels: Mapping[Any, Mapping[Any, float]],
-    run: Mapping[Any, Mapping[Any, float]],
+    qrels: Mapping[Hashable, Mapping[Hashable, float]],
+    run: Mapping[Hashable, Mapping[Hashable, float]],
     metrics: MetricsArg,
     gain: str = "linear",
     *,
@@ -318,15 +327,15 @@ def evaluate_run(
         raise TypeError("qrels and run must be mappings {qid: {doc: value}}")
     q = Columns.from_dict(qrels, "qrels", "grade")
     r = Columns.from_dict(run, "run", "score")
-    return evaluate_columns(q, r, metric_list, gain, no_relevant=no_relevant, missing=missing,
-                            max_grade=max_grade, depth=depth, relevance_level=relevance_level,
-                            score_precision=score_precision)
+    return _evaluate_columns(q, r, metric_list, gain, no_relevant=no_relevant, missing=missing,
+                             depth=depth, relevance_level=relevance_level, score_precision=score_precision)
 
 
 # --------------------------------------------------------------------------- rankings
 
 
-def evaluate_rankings(rankings: Mapping[Any, Sequence[Any]], qrels: Mapping[Any, Mapping[Any, float]],
+def evaluate_rankings(rankings: Mapping[Hashable, Sequence[Hashable]],
+                      qrels: Mapping[Hashable, Mapping[Hashable, float]],
                       metrics: MetricsArg, *, gain: str = "linear", max_grade: float = 4.0,
                       no_relevant: str = "zero") -> RunResult:
     """Rankings ``{qid: [doc id, ...]}`` (best first, taken exactly as given) against ``qrels``.
@@ -335,21 +344,28 @@ def evaluate_rankings(rankings: Mapping[Any, Sequence[Any]], qrels: Mapping[Any,
     ``qrels`` has no relevant document (0). Every judged document counts for the
     ideal DCG. A document twice in one ranking is an error.
     """
-    metric_list = _metrics(metrics, gain, max_grade)
+    return _evaluate_rankings(rankings, qrels, _metrics(metrics, gain, max_grade), gain=gain,
+                              no_relevant=no_relevant)
+
+
+def _evaluate_rankings(rankings: Mapping[Hashable, Sequence[Hashable]],
+                       qrels: Mapping[Hashable, Mapping[Hashable, float]],
+                       metric_list: Sequence[Metric], *, gain: str, no_relevant: str) -> RunResult:
+    """:func:`evaluate_rankings` on metrics already parsed (the run-wide options bound)."""
     ranked = Ranked.from_rankings(rankings, qrels)
     return evaluate_ranked(ranked, metric_list, no_relevant=no_relevant, gain=gain,
                            empty_message="nothing to evaluate: no ranking given")
 
 
 def score_ranking(
-    ranking: Sequence[Any],
-    relevance: Mapping[Any, float] | Iterable[Any],
+    ranking: Sequence[Hashable],
+    relevance: Mapping[Hashable, float] | Iterable[Hashable],
     metrics: MetricsArg,
     *,
     gain: str = "linear",
     max_grade: float = 4.0,
 ) -> dict[str, float]:
-    """Any registered retrieval metric of one ranking, through the batch kernels.
+    """The named retrieval metrics of one ranking (any registered), through the batch kernels.
 
     ``ranking``: document ids in rank order; ``relevance``: ``{doc: grade}`` or a
     collection of relevant ids (grade 1). The ranking is taken as given (no
@@ -361,7 +377,8 @@ def score_ranking(
     """
     docs = check_ranking(ranking)
     rel = check_relevance(relevance)
-    result = evaluate_rankings({"q": docs}, {"q": rel}, metrics, gain=gain, max_grade=max_grade)
+    metric_list = _metrics(metrics, gain, max_grade)
+    result = _evaluate_rankings({"q": docs}, {"q": rel}, metric_list, gain=gain, no_relevant="zero")
     return {m: (float(v[0]) if v.dtype.kind == "f" else v[0]) for m, v in result.values.items()}
 
 
@@ -369,14 +386,14 @@ def score_ranking(
 
 
 def evaluate_arrays(
-    grades: Any,
+    grades: ArrayLike,
     metrics: MetricsArg,
     *,
-    n_relevant: Any = None,
-    ideal_grades: Any = None,
+    n_relevant: ArrayLike | None = None,
+    ideal_grades: ArrayLike | None = None,
     gain: str = "linear",
     no_relevant: str = "zero",
-    query_ids: Sequence[Any] | None = None,
+    query_ids: Sequence[Hashable] | None = None,
     max_grade: float = 4.0,
 ) -> RunResult:
     """Evaluate rankings given as a matrix of grades in rank order.

@@ -56,13 +56,17 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ragworkbook.metrics.context_text import CONTEXT_SCORERS
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from bert_score import BERTScorer
+    from rouge_score.rouge_scorer import RougeScorer
+
     from ragworkbook.metrics.registry import Metric
 
 BERTSCORE_LAYERS = 6
@@ -70,13 +74,13 @@ ROUGE_MEASURES = ("fmeasure", "precision", "recall")
 
 
 # --- input checks --------------------------------------------------------------------------
-def _text(x: Any, name: str) -> str:
+def _text(x: object, name: str) -> str:
     if not isinstance(x, str):
         raise TypeError(f"{name} must be a str, got {type(x).__name__}: {x!r:.60}")
     return x
 
 
-def _texts(xs: Any, name: str) -> list[str]:
+def _texts(xs: object, name: str) -> list[str]:
     if isinstance(xs, str):
         raise TypeError(f"{name} must be a sequence of strings, not a single string; wrap it in a list")
     if not isinstance(xs, Sequence) and not hasattr(xs, "__iter__"):
@@ -88,7 +92,7 @@ def _texts(xs: Any, name: str) -> list[str]:
     return out
 
 
-def _pairs(answers: Any, references: Any) -> tuple[list[str], list[str]]:
+def _pairs(answers: Sequence[str], references: Sequence[str]) -> tuple[list[str], list[str]]:
     a = _texts(answers, "answers")
     r = _texts(references, "references")
     if len(a) != len(r):
@@ -102,7 +106,7 @@ def _empty(s: str) -> bool:
 
 
 # --- BLEU -------------------------------------------------------------------------------------
-def _references(reference: Any, name: str = "reference") -> list[str]:
+def _references(reference: str | Sequence[str], name: str = "reference") -> list[str]:
     """One reference (a str) or several (a non-empty sequence of str) as a list."""
     if isinstance(reference, str):
         return [reference]
@@ -154,7 +158,7 @@ def corpus_bleu(answers: Sequence[str], references: Sequence[str] | Sequence[Seq
 
 # --- ROUGE ------------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def _rouge_scorer() -> Any:
+def _rouge_scorer() -> RougeScorer:
     from rouge_score import rouge_scorer
 
     from ragworkbook.metrics.words import WordTokenizer
@@ -248,7 +252,7 @@ class BERTScore(NamedTuple):
 
 
 @lru_cache(maxsize=2)
-def get_bertscorer(num_layers: int = BERTSCORE_LAYERS) -> Any:
+def get_bertscorer(num_layers: int = BERTSCORE_LAYERS) -> BERTScorer:
     """A ``bert_score.BERTScorer`` on the local MiniLM, built once per process.
 
     ``bert_score.score`` reloads its model on every call; the scorer object keeps it.
@@ -352,7 +356,7 @@ def score_pairs(metric: Metric, answers: Sequence[str], references: Sequence[str
 
 
 def generation_scores(answers: Sequence[str], references: Sequence[str],
-                      metrics: str | Metric | Sequence[str | Metric] | None = None) -> Any:
+                      metrics: str | Metric | Sequence[str | Metric] | None = None) -> pd.DataFrame:
     """One row per (answer, reference) pair, one column per metric -> ``pandas.DataFrame``.
 
     ``metrics``: generation metrics of the registry, names (aliases and parameters
@@ -368,8 +372,10 @@ def generation_scores(answers: Sequence[str], references: Sequence[str],
     from ragworkbook.metrics.registry import parse_metrics, specs
 
     a, r = _pairs(answers, references)
-    every = [s.name for s in specs("generation") if s.name not in CONTEXT_SCORERS]
-    wanted = parse_metrics(metrics if metrics is not None else every, "generation")
+    if metrics is None:
+        wanted = [s.bind() for s in specs("generation") if s.name not in CONTEXT_SCORERS]
+    else:
+        wanted = parse_metrics(metrics, "generation")
     text = [m.name for m in wanted if m.kind in CONTEXT_SCORERS]
     if text:
         raise ValueError(f"{', '.join(text)} compare contexts with reference contexts, not an answer with a "

@@ -39,7 +39,7 @@ Checking rules (:func:`check_numbers`)
 - **Context support**: an answer number is *unsupported* when no number in the
   context has the same value (relative tolerance ``rel_tol``, default 1e-9, so
   "41" equals "41.0" but "28" does not equal "28.4"; number words count, so
-  "eight" is supported by "h = 8"). Any kind supports any kind.
+  "eight" is supported by "h = 8"). Every kind supports every kind.
 - **Reference contradiction**: numbers are split into years and quantities. For
   each group, if the reference states a number that the answer does not, then
   every answer number of that group that the reference does not state is
@@ -56,7 +56,12 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+from ragworkbook._types import JSONObject
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.protocols import Context
 
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -193,7 +198,7 @@ class NumericCheck:
                          else "ok: nothing to check against")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON-ready form (spans as dicts) plus ``ok``."""
         return {"answer": self.answer, "ok": self.ok,
                 "numbers": [asdict(n) for n in self.numbers],
@@ -203,7 +208,7 @@ class NumericCheck:
                 "context_checked": self.context_checked, "reference_checked": self.reference_checked}
 
 
-def _context_text(context: Any) -> str:
+def _context_text(context: str | Iterable[Context]) -> str:
     from ragworkbook.protocols import context_text
 
     if isinstance(context, str):
@@ -219,7 +224,7 @@ def _context_text(context: Any) -> str:
     return "\n\n".join(parts)
 
 
-def check_numbers(answer: str, context: str | Sequence[Any] | None = None,
+def check_numbers(answer: str, context: str | Sequence[Context] | None = None,
                   reference: str | None = None, rel_tol: float = 1e-9) -> NumericCheck:
     """Check the numbers of ``answer`` against ``context`` and/or ``reference``.
 

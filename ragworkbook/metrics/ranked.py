@@ -31,12 +31,14 @@ Conventions
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 __all__ = ["Ranked", "positions_in_groups"]
 
@@ -71,8 +73,9 @@ class Ranked:
     jgrade: np.ndarray
     level: float | None = None
     n_rel_given: np.ndarray | None = None
-    describe: Any = None
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    describe: Callable[[int], str] | None = None
+    #: what a kernel derives once and the others reuse (ideal rankings, rank lists), by key
+    _cache: dict[Hashable, object] = field(default_factory=dict, repr=False)
 
     @property
     def n(self) -> int:
@@ -144,7 +147,8 @@ class Ranked:
 
     # ----------------------------------------------------------------- the ideal ranking
 
-    def ideal(self, name: Any, gain_of: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def ideal(self, name: Hashable, gain_of: Callable[[np.ndarray], np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ideal ranking of each query: (query, position from 1, gain) of every judged document
         with a positive gain, best first. ``gain_of`` maps grades to gains; ``name`` names that
         mapping (the result is kept under it for the other kernels)."""
@@ -156,19 +160,20 @@ class Ranked:
             order = np.lexsort((-ig, iq))
             iq, ig = iq[order], ig[order]
             self._cache[key] = (iq, positions_in_groups(iq), ig)
-        return self._cache[key]
+        return self._cache[key]  # type: ignore[return-value]
 
-    def cached(self, key: Any, make: Any) -> Any:
+    def cached(self, key: str, make: Callable[[], T]) -> T:
         """A value shared by several kernels (computed once per Ranked)."""
         if key not in self._cache:
             self._cache[key] = make()
-        return self._cache[key]
+        return self._cache[key]  # type: ignore[return-value]
 
     # ----------------------------------------------------------------- the edges
 
     @classmethod
-    def from_rankings(cls, rankings: Mapping[Any, Sequence[Any]],
-                      qrels: Mapping[Any, Mapping[Any, float]], *, level: float | None = None) -> Ranked:
+    def from_rankings(cls, rankings: Mapping[Hashable, Sequence[Hashable]],
+                      qrels: Mapping[Hashable, Mapping[Hashable, float]], *,
+                      level: float | None = None) -> Ranked:
         """Rankings ``{qid: [doc, ...]}`` (best first, taken as given) against ``qrels``
         ``{qid: {doc: grade}}``: one query per ranking, in order; a query missing from ``qrels``
         has no judged document. A document twice in one ranking is a ValueError."""
@@ -181,7 +186,7 @@ class Ranked:
         jgrade: list[float] = []
         for i, (qid, docs) in enumerate(rankings.items()):
             judged = qrels.get(qid, qrels.get(str(qid), {})) if qrels else {}
-            seen: set[Any] = set()
+            seen: set[Hashable] = set()
             for r, doc in enumerate(docs, start=1):
                 if doc in seen:
                     raise ValueError(f"duplicate document {doc!r} at rank {r} of the ranking of query "
@@ -205,7 +210,7 @@ class Ranked:
 
     @classmethod
     def from_matrix(cls, grades: np.ndarray, *, n_relevant: np.ndarray | None = None,
-                    ideal_grades: np.ndarray | None = None, query_ids: Sequence[Any] | None = None
+                    ideal_grades: np.ndarray | None = None, query_ids: Sequence[Hashable] | None = None
                     ) -> Ranked:
         """A ``(queries, depth)`` matrix of grades in rank order (row i = query i's ranking, padded
         with 0), optionally the number of relevant documents per query and the grades of every

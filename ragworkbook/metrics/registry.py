@@ -74,9 +74,28 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Awaitable
+
+    import numpy as np
+
+    from ragworkbook.judging.results import JudgedResult
+
+#: A parameter's value once checked: a whole number, a number, text, numbers (utility's
+#: coefficients), or None (not set: a cutoff of None = the whole ranking).
+ParamValue: TypeAlias = "int | float | str | tuple[float, ...] | None"
+#: What an implementation returns: a retrieval kernel its per-query array, a generation metric a
+#: value (or an array over a batch), a judged metric its result (awaited from an LLM flow).
+MetricOutput: TypeAlias = "float | np.ndarray | JudgedResult | Awaitable[JudgedResult]"
+#: A metric's implementation: its inputs positional, its parameters by keyword.
+Implementation: TypeAlias = "Callable[..., MetricOutput]"
 
 __all__ = [
+    "ParamValue",
+    "MetricOutput",
+    "Implementation",
     "FAMILIES",
     "NEEDS",
     "AGGREGATES",
@@ -127,30 +146,30 @@ class Param:
 
     name: str
     type: type
-    default: Any = None
+    default: ParamValue = None
     doc: str = ""
-    choices: tuple[Any, ...] = ()
+    choices: tuple[ParamValue, ...] = ()
     required: bool = False
     low: float | None = None
     high: float | None = None
     option: str | None = None
 
-    def check(self, value: Any, shown: str) -> Any:
+    def check(self, value: object, shown: str) -> ParamValue:
         """``value`` converted to the parameter's type, or ValueError naming the metric ``shown``."""
         if value is None:
             return None
         try:
             if self.type is tuple:
-                items = value.split(",") if isinstance(value, str) else list(value)
-                v: Any = tuple(float(x) for x in items)
+                items = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+                v: ParamValue = tuple(float(x) for x in items)
             elif self.type is int:
                 if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                     raise ValueError
-                v = int(value) if not isinstance(value, str) else int(value.strip())
+                v = int(value) if not isinstance(value, str) else int(value.strip())  # type: ignore[call-overload]
             elif self.type is float:
                 if isinstance(value, bool):
                     raise ValueError
-                v = float(value)
+                v = float(value)  # type: ignore[arg-type]
                 if not math.isfinite(v):
                     raise ValueError
             else:
@@ -192,7 +211,7 @@ class TrecName:
 
     name: str
     param: str | None = None
-    defaults: tuple[Any, ...] = ()
+    defaults: tuple[ParamValue, ...] = ()
     shown: str = "{}"
     text: str | None = None
     pairs: bool = False
@@ -222,7 +241,7 @@ _BATCHED_INPUTS = ("answers", "references")
 _DERIVED_INPUTS = ("result",)
 
 
-def _resolve(target: str | Callable[..., Any], owner: str) -> Callable[..., Any]:
+def _resolve(target: str | Implementation, owner: str) -> Implementation:
     """``"module:function"`` imported (a function is returned as it is)."""
     if callable(target):
         return target
@@ -236,8 +255,10 @@ def _resolve(target: str | Callable[..., Any], owner: str) -> Callable[..., Any]
                          "write it as 'package.module:function'") from None
 
 
-def _t(*args: Any, **kw: Any) -> tuple[TrecName, ...]:
-    return (TrecName(*args, **kw),)
+def _t(name: str, param: str | None = None, defaults: tuple[ParamValue, ...] = (), shown: str = "{}", *,
+       text: str | None = None, pairs: bool = False,
+       sets: frozenset[str] = frozenset()) -> tuple[TrecName, ...]:
+    return (TrecName(name, param, defaults, shown, text, pairs, sets),)
 
 
 _CUTOFF = Param("k", int, None, "the cutoff: only the first k documents of the ranking count "
@@ -290,8 +311,8 @@ class MetricSpec:
     value: str = "float"
     per_query: bool = True
     trec: tuple[TrecName, ...] = ()
-    impl: str | Callable[..., Any] | None = field(default=None, compare=False)
-    reference: str | Callable[..., Any] | None = field(default=None, compare=False)
+    impl: str | Implementation | None = field(default=None, compare=False)
+    reference: str | Callable[..., float] | None = field(default=None, compare=False)
     batched: bool = False
     optional_inputs: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
@@ -313,14 +334,14 @@ class MetricSpec:
             raise ValueError(f"{self.name}: two parameters share a name: {names}")
 
     @property
-    def implementation(self) -> Callable[..., Any]:
+    def implementation(self) -> Implementation:
         """The function that computes it (``impl``, imported on first use)."""
         if self.impl is None:
             raise ValueError(f"metric {self.name!r} has no implementation: give its spec impl=...")
         return _resolve(self.impl, self.name)
 
     @property
-    def reference_function(self) -> Callable[..., Any] | None:
+    def reference_function(self) -> Callable[..., float] | None:
         """Its readable one-query definition (retrieval), or None."""
         return None if self.reference is None else _resolve(self.reference, self.name)
 
@@ -366,7 +387,8 @@ class MetricSpec:
         k = self.param("k")
         return "none" if k is None else ("required" if k.required else "optional")
 
-    def bind(self, label: str = "", defaults: Mapping[str, Any] | None = None, **values: Any) -> Metric:
+    def bind(self, label: str = "", defaults: Mapping[str, ParamValue] | None = None,
+             **values: object) -> Metric:
         """This metric with ``values`` bound (checked); every other parameter takes the run-wide option it
         declares (:attr:`Param.option`) from ``defaults`` (``{"gain": "exponential"}``), or else its
         spec's default."""
@@ -387,15 +409,15 @@ class Metric:
     """
 
     spec: MetricSpec
-    params: tuple[tuple[str, Any], ...] = ()
+    params: tuple[tuple[str, ParamValue], ...] = ()
     label: str = field(default="", compare=False)
 
     @property
-    def kwargs(self) -> dict[str, Any]:
+    def kwargs(self) -> dict[str, ParamValue]:
         """The bound parameters as keyword arguments of the metric's implementation."""
         return dict(self.params)
 
-    def compute(self, *inputs: Any, **extra: Any) -> Any:
+    def compute(self, *inputs: object, **extra: object) -> MetricOutput:
         """Its implementation called the one way every family is: ``impl(*inputs, **params, **extra)``
         (``extra``: the spec's ``optional_inputs``, such as ``embed``)."""
         return self.spec.implementation(*inputs, **self.kwargs, **extra)
@@ -447,7 +469,7 @@ class Metric:
             f"Metric({self.key!r}, label={self.label!r})")
 
 
-def _show(value: Any) -> str:
+def _show(value: ParamValue) -> str:
     if isinstance(value, tuple):
         return ",".join(f"{v:g}" for v in value)
     if isinstance(value, float):
@@ -455,7 +477,8 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _bind(spec: MetricSpec, given: Mapping[str, Any], label: str, defaults: Mapping[str, Any]) -> Metric:
+def _bind(spec: MetricSpec, given: Mapping[str, object], label: str,
+          defaults: Mapping[str, ParamValue]) -> Metric:
     """Check ``given`` against ``spec``'s parameters; the others take the run-wide option they declare
     from ``defaults`` (``gain=``), else the spec's own defaults."""
     shown = label or spec.name
@@ -482,7 +505,7 @@ def _bind(spec: MetricSpec, given: Mapping[str, Any], label: str, defaults: Mapp
     return Metric(spec, tuple(bound), label)
 
 
-def _relevance(all_relevant: bool = False, graded: bool = False) -> dict[str, Any]:
+def _relevance(all_relevant: bool = False, graded: bool = False) -> dict[str, bool | frozenset[str]]:
     """What a retrieval metric needs: relevance judgements and the retrieved contexts (their ids)."""
     return {"needs": frozenset({"relevance", "contexts"}), "all_relevant": all_relevant, "graded": graded}
 
@@ -511,11 +534,11 @@ _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 def _count(name: str, title: str, definition: str, trec_sets: frozenset[str], all_relevant: bool = False,
-           **kw: Any) -> MetricSpec:
+           *, impl: str, per_query: bool = True) -> MetricSpec:
     """A count trec_eval sums over queries (num_ret, num_rel, ...)."""
     return MetricSpec(name, "retrieval", title, definition, aggregate="sum", value="count",
                       scale=(0.0, math.inf), trec=_t(name, sets=trec_sets),
-                      **_relevance(all_relevant=all_relevant), **kw)
+                      **_relevance(all_relevant=all_relevant), per_query=per_query, impl=impl)
 
 
 _SPECS: tuple[MetricSpec, ...] = (
@@ -891,7 +914,7 @@ def _assignments(text: str | None, shown: str) -> dict[str, str]:
 
 
 def parse_metric(name: str | Metric, family: str | None = None, *,
-                 defaults: Mapping[str, Any] | None = None) -> Metric:
+                 defaults: Mapping[str, ParamValue] | None = None) -> Metric:
     """Parse one metric name into a :class:`Metric` (see the module docstring for the syntax).
 
     ``family`` restricts the accepted metrics (``"retrieval"`` for ``ir-eval``); a
@@ -908,7 +931,7 @@ def parse_metric(name: str | Metric, family: str | None = None, *,
             raise TypeError(f"a metric name must be a string like 'ndcg@10', got {name!r}")
         text = name.strip()
         spec = _ALIASES.get(text.lower())
-        given: dict[str, Any] = {}
+        given: dict[str, object] = {}
         if spec is None:
             m = _NAME_RE.match(text)
             if m:
@@ -927,8 +950,23 @@ def parse_metric(name: str | Metric, family: str | None = None, *,
     return metric
 
 
+def parse_at_cutoff(name: str | Metric, k: int) -> Metric:
+    """``name`` parsed (:func:`parse_metric`); a metric that takes a cutoff and was given none gets ``k``,
+    its other parameters kept (the name then shows the cutoff: ``recall`` -> ``recall@3``)."""
+    try:
+        metric = parse_metric(name)
+    except ValueError:
+        spec = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
+        if spec is None or spec.cutoff == "none":
+            raise
+        return spec.with_k(k)  # "recall": a required cutoff, taken at k
+    if metric.spec.cutoff != "none" and metric.k is None:
+        return metric.spec.bind(**{**metric.kwargs, "k": k})
+    return metric
+
+
 def parse_metrics(names: str | Metric | Iterable[str | Metric], family: str | None = None, *,
-                  defaults: Mapping[str, Any] | None = None) -> list[Metric]:
+                  defaults: Mapping[str, ParamValue] | None = None) -> list[Metric]:
     """Parse one name, a comma-separated string, or a list of names (each possibly
     comma-separated) into a list of :class:`Metric` without repeats (the first
     spelling of a metric is kept), in the order given. ValueError when empty."""

@@ -36,10 +36,10 @@ All metrics are in [0, 1] (DCG is not normalised and is the exception).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ragworkbook._validate import check_k
 
@@ -66,7 +66,8 @@ __all__ = [
 
 GAINS = ("linear", "exponential")
 
-Relevance = Mapping[Any, float] | Collection[Any]
+#: Document ids are anything hashable (strings, numbers); relevance is ``{doc: grade}`` or the relevant ids.
+Relevance = Mapping[Hashable, float] | Collection[Hashable]
 
 
 # --------------------------------------------------------------------------- validation
@@ -82,7 +83,7 @@ def check_gain(gain: str) -> str:
     return gain
 
 
-def check_ranking(ranking: Any) -> list:
+def check_ranking(ranking: Sequence[Hashable] | np.ndarray) -> list[Hashable]:
     """``ranking`` as a list of document ids in rank order; TypeError / ValueError naming the problem."""
     if isinstance(ranking, (str, bytes)):
         raise TypeError(
@@ -98,7 +99,7 @@ def check_ranking(ranking: Any) -> list:
             f"ranking must be a sequence of document ids in rank order (list, tuple or 1-D array), "
             f"got {type(ranking).__name__}; a set or dict has no rank order — sort it first"
         )
-    seen: set = set()
+    seen: set[Hashable] = set()
     for i, doc in enumerate(ranking, start=1):
         if doc in seen:
             raise ValueError(
@@ -109,14 +110,14 @@ def check_ranking(ranking: Any) -> list:
     return list(ranking)
 
 
-def check_relevance(relevance: Any) -> dict:
+def check_relevance(relevance: Relevance) -> dict[Hashable, float]:
     """``relevance`` (a mapping doc -> grade, or a collection of relevant ids) as a dict doc -> grade."""
     if isinstance(relevance, (str, bytes)):
         raise TypeError(
             f"relevant must be a mapping doc -> grade or a collection of ids, got the string {relevance!r}"
         )
     if isinstance(relevance, Mapping):
-        out = {}
+        out: dict[Hashable, float] = {}
         for doc, grade in relevance.items():
             try:
                 g = float(grade)
@@ -133,7 +134,8 @@ def check_relevance(relevance: Any) -> dict:
     )
 
 
-def _prepare(ranking: Any, relevance: Any, k: Any, optional_k: bool = False):
+def _prepare(ranking: Sequence[Hashable], relevance: Relevance, k: int | None,
+             optional_k: bool = False) -> tuple[list[Hashable], dict[Hashable, float], int | None]:
     ranking = check_ranking(ranking)
     rel = check_relevance(relevance)
     k = check_k(k, optional=optional_k)
@@ -152,7 +154,7 @@ def _hits(ranking: list, rel: Mapping, k: int | None) -> list[bool]:
 # --------------------------------------------------------------------------- binary metrics
 
 
-def precision_at_k(ranking: Sequence[Any], relevant: Relevance, k: int) -> float:
+def precision_at_k(ranking: Sequence[Hashable], relevant: Relevance, k: int) -> float:
     """Precision@k: relevant documents among the first ``k`` retrieved, divided by ``k``.
 
     Positions beyond the end of a short ranking count as non-relevant (the
@@ -165,7 +167,7 @@ def precision_at_k(ranking: Sequence[Any], relevant: Relevance, k: int) -> float
     return sum(_hits(ranking, rel, k)) / k
 
 
-def recall_at_k(ranking: Sequence[Any], relevant: Relevance, k: int) -> float:
+def recall_at_k(ranking: Sequence[Hashable], relevant: Relevance, k: int) -> float:
     """Recall@k: relevant documents among the first ``k``, divided by all relevant documents.
 
     0.0 when the query has no relevant document.
@@ -178,13 +180,13 @@ def recall_at_k(ranking: Sequence[Any], relevant: Relevance, k: int) -> float:
     return sum(_hits(ranking, rel, k)) / n_rel if n_rel else 0.0
 
 
-def hit_rate_at_k(ranking: Sequence[Any], relevant: Relevance, k: int) -> float:
+def hit_rate_at_k(ranking: Sequence[Hashable], relevant: Relevance, k: int) -> float:
     """Hit rate@k (trec_eval ``success_k``): 1.0 if any of the first ``k`` is relevant, else 0.0."""
     ranking, rel, k = _prepare(ranking, relevant, k)
     return 1.0 if any(_hits(ranking, rel, k)) else 0.0
 
 
-def reciprocal_rank(ranking: Sequence[Any], relevant: Relevance, k: int | None = None) -> float:
+def reciprocal_rank(ranking: Sequence[Hashable], relevant: Relevance, k: int | None = None) -> float:
     """Reciprocal rank: 1 / (rank of the first relevant document), 0.0 if there is none.
 
     With ``k``, only the first ``k`` positions are searched (MRR@k). The mean over
@@ -200,7 +202,7 @@ def reciprocal_rank(ranking: Sequence[Any], relevant: Relevance, k: int | None =
     return 0.0
 
 
-def average_precision(ranking: Sequence[Any], relevant: Relevance, k: int | None = None) -> float:
+def average_precision(ranking: Sequence[Hashable], relevant: Relevance, k: int | None = None) -> float:
     """Average precision: the sum of Precision@i over the ranks i of the relevant
     documents retrieved (within the first ``k`` if given), divided by the number of
     relevant documents of the query — i.e. the mean of Precision@i over all relevant
@@ -222,7 +224,7 @@ def average_precision(ranking: Sequence[Any], relevant: Relevance, k: int | None
     return total / n_rel
 
 
-def r_precision(ranking: Sequence[Any], relevant: Relevance) -> float:
+def r_precision(ranking: Sequence[Hashable], relevant: Relevance) -> float:
     """R-precision: Precision@R where R is the number of relevant documents of the query
     (trec_eval ``Rprec``). 0.0 when the query has no relevant document."""
     ranking, rel, _ = _prepare(ranking, relevant, None, optional_k=True)
@@ -233,7 +235,7 @@ def r_precision(ranking: Sequence[Any], relevant: Relevance) -> float:
 # --------------------------------------------------------------------------- graded metrics
 
 
-def gain_values(grades: Any, gain: str = "linear") -> np.ndarray:
+def gain_values(grades: ArrayLike, gain: str = "linear") -> np.ndarray:
     """The gain of each grade: ``grade`` (linear) or ``2**grade - 1`` (exponential).
 
     Grades <= 0 have gain 0 under both gains (non-relevant, including negative
@@ -252,7 +254,7 @@ def discounts(n: int) -> np.ndarray:
     return np.log2(np.arange(2, n + 2, dtype=float))
 
 
-def _grade_list(grades: Any, what: str = "grades") -> np.ndarray:
+def _grade_list(grades: ArrayLike, what: str = "grades") -> np.ndarray:
     if isinstance(grades, (str, bytes, Mapping, set, frozenset)):
         raise TypeError(f"{what} must be a sequence of numbers in rank order, got {type(grades).__name__}")
     g = np.asarray(grades, dtype=float)
@@ -280,7 +282,7 @@ def cg_from_grades(grades: Sequence[float], k: int | None = None, gain: str = "l
     return float(np.sum(gain_values(top, gain)))
 
 
-def cumulative_gain(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "linear") -> float:
+def cumulative_gain(ranking: Sequence[Hashable], relevance: Relevance, k: int, gain: str = "linear") -> float:
     """CG@k of a ranking: ``sum_{i<=k} gain(grade of doc i)``; unjudged documents have grade 0."""
     ranking, rel, k = _prepare(ranking, relevance, k)
     check_gain(gain)
@@ -330,7 +332,7 @@ def ndcg_from_grades(
     return dcg / idcg if idcg > 0 else 0.0
 
 
-def dcg_at_k(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "linear") -> float:
+def dcg_at_k(ranking: Sequence[Hashable], relevance: Relevance, k: int, gain: str = "linear") -> float:
     """DCG@k of a ranking: ``sum_{i<=k} gain(grade of doc i) / log2(i + 1)``;
     unjudged documents have grade 0."""
     ranking, rel, k = _prepare(ranking, relevance, k)
@@ -338,7 +340,7 @@ def dcg_at_k(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "
     return dcg_from_grades([rel.get(doc, 0.0) for doc in ranking], k, gain)
 
 
-def ndcg_at_k(ranking: Sequence[Any], relevance: Relevance, k: int, gain: str = "linear") -> float:
+def ndcg_at_k(ranking: Sequence[Hashable], relevance: Relevance, k: int, gain: str = "linear") -> float:
     """NDCG@k of a ranking: DCG@k / IDCG@k, the ideal DCG being computed from every
     judged document of ``relevance`` (trec_eval ``ndcg_cut_k``; ranx ``ndcg@k``
     with linear gain, ``ndcg_burges@k`` with exponential gain). 0.0 without

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ragworkbook.metrics.registry import Metric, MetricSpec, TrecName, parse_metrics, specs
+from ragworkbook.metrics.registry import Metric, MetricSpec, ParamValue, TrecName, parse_metrics, specs
 
 __all__ = ["TREC_ORDER", "SETS", "TrecRequest", "parse_trec_measures", "trec_lines"]
 
@@ -97,7 +96,8 @@ def _prefix_number(item: str, whole: bool) -> float | None:
     return best
 
 
-def _expand(spec: MetricSpec, tn: TrecName, params: str | None, defaults: Mapping[str, Any]) -> list[Metric]:
+def _expand(spec: MetricSpec, tn: TrecName, params: str | None,
+            defaults: Mapping[str, ParamValue]) -> list[Metric]:
     """One trec_eval measure with its parameter string (None: its defaults) -> the metrics it prints."""
     name = tn.name
     if tn.param is not None:
@@ -134,7 +134,7 @@ def _expand(spec: MetricSpec, tn: TrecName, params: str | None, defaults: Mappin
     raise ValueError(f"-m {name}.{params}: {name} takes no parameters")
 
 
-def parse_trec_measures(args: Iterable[str], defaults: Mapping[str, Any] | None = None) -> TrecRequest:
+def parse_trec_measures(args: Iterable[str], defaults: Mapping[str, ParamValue] | None = None) -> TrecRequest:
     """trec_eval's ``-m`` arguments (each ``measure``, ``measure.params`` or a set) -> the request.
 
     trec_eval's rules: a measure is printed once, in trec_eval's order, whatever the order

@@ -30,7 +30,10 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 WORDNET_FILES = (
     "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev", "lexnames", "index.sense",
@@ -127,7 +130,7 @@ def prepare(force: bool = False) -> Path:
         return root
 
 
-def get_wordnet() -> Any:
+def get_wordnet() -> WordNetCorpusReader:
     """NLTK's WordNet reader (``nltk.corpus.wordnet``), prepared offline and loaded."""
     prepare()
     from nltk.corpus import wordnet
@@ -136,7 +139,7 @@ def get_wordnet() -> Any:
     return wordnet
 
 
-def status() -> dict[str, Any]:
+def status() -> dict[str, str | bool | int | None]:
     """What ``ragworkbook doctor`` reports: is real WordNet available offline?
 
     Keys: ``ok`` (bool), ``source`` (the package folder or None), ``prepared``
@@ -144,7 +147,7 @@ def status() -> dict[str, Any]:
     (number of synsets of "car": 5 in WordNet 3.0 when it works), ``error``.
     Never downloads; prepares the copy if the source is there.
     """
-    out: dict[str, Any] = {"ok": False, "source": None, "prepared": False,
+    out: dict[str, str | bool | int | None] = {"ok": False, "source": None, "prepared": False,
                            "path": str(wordnet_dir()), "synsets_car": None, "error": None}
     try:
         out["source"] = str(source_dir())

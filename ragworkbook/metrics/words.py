@@ -18,7 +18,10 @@ Character classes come from the ``regex`` package's Unicode properties (``\\p{Ha
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nltk.stem.porter import PorterStemmer
 
 import regex
 
@@ -32,7 +35,7 @@ _TOKEN = regex.compile(
 
 
 @lru_cache(maxsize=1)
-def _stemmer() -> Any:
+def _stemmer() -> PorterStemmer:
     from nltk.stem import porter
 
     return porter.PorterStemmer()

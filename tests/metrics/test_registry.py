@@ -176,3 +176,17 @@ def test_a_run_wide_option_reaches_only_the_parameters_that_declare_it():
         assert parse_metric("err@5", defaults=run_wide).kwargs == {"k": 5, "max_grade": 10.0}
         assert parse_metric("ndcg@5", defaults=run_wide).kwargs["gain"] == "exponential"
         assert parse_metric("sdcg@5(max_grade=10)", defaults=run_wide).kwargs["max_grade"] == 10.0
+
+
+def test_a_name_without_its_cutoff_is_taken_at_the_run_cutoff_once():
+    from ragworkbook.metrics.registry import parse_at_cutoff
+
+    assert parse_at_cutoff("recall", 3).name == "recall@3"  # a required cutoff, taken at k
+    assert parse_at_cutoff("mrr", 5).name == "mrr@5"  # an optional one too
+    assert parse_at_cutoff("ndcg(gain=exponential)", 4) == parse_metric("ndcg@4(gain=exponential)")
+    assert parse_at_cutoff("P@10", 3).name == "P@10"  # a cutoff given is kept, as written
+    assert parse_at_cutoff("bleu", 3).name == "bleu"  # no cutoff to take
+    m = parse_metric("recall@2")
+    assert parse_at_cutoff(m, 3) is m  # a Metric is not parsed again
+    with pytest.raises(ValueError, match="unknown metric"):
+        parse_at_cutoff("recal", 3)
