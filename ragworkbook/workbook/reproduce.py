@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ragworkbook._types import JSON, JSONObject
+from ragworkbook._types import JSONObject, as_json
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,10 +94,6 @@ class ReproducedNumber:
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-def _jsonable(x: object) -> JSON:
-    return json.loads(json.dumps(x, default=str))
-
-
 def _decimals(printed: str) -> int:
     core = printed.strip().rstrip("%")
     return len(core.split(".")[1]) if "." in core else 0
@@ -400,7 +396,7 @@ def _b7(ctx: _Context) -> ReproducedNumber:
     return _row("B7", "answer relevancy (carbon pricing)", "illustrative", [fig], status="environment",
                 reason=f"the chapter's 'about 0.9' is illustrative; measured with the judge {who} "
                 f"(mean MiniLM cosine of {len(qs) or 'the'} generated questions to the question); "
-                "depends on the judge model's questions", details=_jsonable(details))
+                "depends on the judge model's questions", details=as_json(details))
 
 
 def _b8(ctx: _Context) -> ReproducedNumber:
@@ -669,7 +665,7 @@ def _d1(ctx: _Context) -> ReproducedNumber:
                 "the first's, a missing prediction replaced by the median, rescaled to [-2, 2], each "
                 "prediction "
                 "repeated for both annotators, scipy's Pearson and Spearman x 100 rounded to 2 decimals",
-                details={"correlations": _jsonable(_ragchecker_correlations(ctx))})
+                details={"correlations": as_json(_ragchecker_correlations(ctx))})
 
 
 def _d2(ctx: _Context) -> ReproducedNumber:
@@ -776,7 +772,7 @@ def _d4(ctx: _Context) -> ReproducedNumber:
                 + (" Word overlap alone reaches the documented faithfulness figure." if same else "")
                 + " Measure your own judge with `ragworkbook judge-check --dataset wikieval-faithfulness "
                 "--backend ollama --model qwen3:4b --limit 0`",
-                details={"judge_checks": _jsonable(checks)})
+                details={"judge_checks": as_json(checks)})
 
 
 ROWS: dict[str, Callable[[_Context], ReproducedNumber]] = {}
