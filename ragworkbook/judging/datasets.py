@@ -47,7 +47,10 @@ import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.results import JudgeSample
 
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
@@ -111,6 +114,15 @@ class WikiEvalPair:
     question: str
     good: WikiEvalItem
     bad: WikiEvalItem
+
+    def samples(self) -> list[JudgeSample]:
+        """The good and the bad item as samples to judge (``sample_id`` ``"<id>-good"``, ``"<id>-bad"``)."""
+        from ragworkbook.judging.results import JudgeSample
+
+        return [JudgeSample(question=self.question, answer=it.answer or "",
+                            contexts=[it.context] if it.context is not None else [],
+                            sample_id=f"{self.id}-{which}")
+                for which, it in (("good", self.good), ("bad", self.bad))]
 
 
 @dataclass(frozen=True)
@@ -289,6 +301,30 @@ class RagCheckerPair:
     labels: dict[str, tuple[int, int]]
     predictions: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     line: int = 0
+
+    def preferences(self, aspect: str) -> tuple[str, str]:
+        """The two annotators' choice on ``aspect``: ``"A"`` (answer 1 better), ``"B"`` or ``"tie"``."""
+        a, b = self.labels[aspect]
+        return _sign(a), _sign(b)
+
+    def pairwise_input(self) -> PairwiseInput:
+        """The pair as the pairwise judge takes it (:func:`~ragworkbook.judging.pairwise.pairwise_many`)."""
+        return {"question": self.query, "answer_a": self.answer1, "answer_b": self.answer2,
+                "reference": self.reference, "pair_id": self.id}
+
+
+def _sign(x: int) -> str:
+    return "B" if x > 0 else "A" if x < 0 else "tie"
+
+
+class PairwiseInput(TypedDict):
+    """One pair for the pairwise judge: the question, the two answers, the reference, an id."""
+
+    question: str
+    answer_a: str
+    answer_b: str
+    reference: str
+    pair_id: str
 
 
 @dataclass(frozen=True)

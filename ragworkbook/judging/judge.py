@@ -231,6 +231,13 @@ class Judge:
         if self.cache_path is not None:
             self._cache.update(self._read_cache(self.cache_path))
 
+    def repeats(self, repeats: int, temperature: float) -> list[Judge]:
+        """``repeats`` copies of this judge sampling at ``temperature`` with seeds 1, 2, ... (each its own
+        cache): the self-consistency runs of a judge-check."""
+        return [Judge(self.generator, options={**self.options, "temperature": temperature, "seed": seed},
+                      max_concurrency=self.max_concurrency, timeout=self.timeout, system=self.system)
+                for seed in range(1, repeats + 1)]
+
     def __repr__(self) -> str:
         return (f"<Judge {self.generator.backend}:{self.generator.model} "
                 f"max_concurrency={self.max_concurrency}>")

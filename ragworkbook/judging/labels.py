@@ -187,7 +187,7 @@ class LabelCheck:
     failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ragworkbook.judging.check import _jsonable
+        from ragworkbook.judging.check_report import _jsonable
 
         return {"labels": self.labels, "metric": self.metric, "judge": self.judge, "n": self.n,
                 "failures": self.failures, "undefined": self.undefined,
@@ -197,7 +197,7 @@ class LabelCheck:
 
     def format(self) -> str:
         """The plain-text report ``judge-check --labels`` prints."""
-        from ragworkbook.judging.check import _signed, _verdict_text
+        from ragworkbook.judging.check_report import _signed, _verdict_text
 
         s = self.stats
         lines = [f"judge-check --labels: {self.metric} against {self.labels}",
@@ -225,7 +225,8 @@ def label_check(labels: str | Path | Sequence[LabelledItem], judge: Judge | None
     """Measure the judged ``metric`` (any registered one: a rubric, faithfulness, ...) with ``judge``
     against the labels of a label file (or of :class:`LabelledItem` records); see the module docstring.
     ``name``: what the labels are called in the report (default: the file, or "(records)")."""
-    from ragworkbook.judging.check import _failure_reasons, judge_name
+    from ragworkbook.judging.check_report import failure_reasons as _failure_reasons
+    from ragworkbook.judging.check_report import judge_name
     from ragworkbook.judging.metrics import evaluate_judged
     from ragworkbook.judging.rubric import spec_rubric
     from ragworkbook.metrics.registry import parse_metric
