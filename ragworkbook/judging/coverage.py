@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = [
@@ -213,11 +213,5 @@ async def autilization(sample: JudgeSample, judge: Judge, *, min_chars: int = 25
     return await _coverage_metric("utilization", sample, judge, min_chars)
 
 
-def completeness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`acompleteness` (safe inside Jupyter)."""
-    return run_sync(acompleteness(sample, judge, **kw))
-
-
-def utilization(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`autilization` (safe inside Jupyter)."""
-    return run_sync(autilization(sample, judge, **kw))
+completeness = synced(acompleteness)
+utilization = synced(autilization)

@@ -46,14 +46,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
+import inspect
 import json
 import threading
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ragworkbook._io import atomic_write_json, locked_update
 from ragworkbook.judging.ledger import note_call
@@ -72,9 +74,10 @@ from ragworkbook.llm.base import (
     token_count,
 )
 
-__all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync"]
+__all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync", "synced"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 #: Errors that mean the judge cannot work at all: they propagate instead of counting as failed judgments.
 _SETUP_ERRORS = (BackendUnavailable, ModelNotFound, ReplayMissError)
@@ -430,3 +433,23 @@ def run_sync(coro: Awaitable[T]) -> T:
         return asyncio.run(coro)  # type: ignore[arg-type]
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
+
+
+def synced(afunc: Callable[P, Awaitable[T]]) -> Callable[P, T]:
+    """The blocking twin of an async function: ``faithfulness = synced(afaithfulness)``.
+
+    Same parameters (``inspect.signature`` follows ``__wrapped__`` to ``afunc``), the async
+    function's docstring under a first line that names it, and the name without the leading
+    ``a``. Each call runs ``afunc`` through :func:`run_sync`, so it works in scripts and
+    inside Jupyter's running loop alike.
+    """
+    @functools.wraps(afunc)
+    def sync(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(afunc(*args, **kwargs))
+
+    name = afunc.__name__
+    sync.__name__ = name[1:] if name.startswith("a") else f"{name}_sync"
+    sync.__qualname__ = afunc.__qualname__[: -len(name)] + sync.__name__
+    sync.__doc__ = (f"Sync :func:`{name}`: blocks until it is done (safe inside Jupyter's running loop)."
+                    + (f"\n\n{inspect.cleandoc(afunc.__doc__)}" if afunc.__doc__ else ""))
+    return sync

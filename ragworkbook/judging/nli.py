@@ -35,7 +35,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = ["LABELS", "NLI_PROMPT", "nli_schema", "nli_from_labels", "aclaims", "anli_verdicts",
@@ -158,11 +158,5 @@ async def anli_contradiction(sample: JudgeSample, judge: Judge, *, claims: Seque
     return await _nli_metric("nli_contradiction", sample, judge, claims, max_statements)
 
 
-def nli_faithfulness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`anli_faithfulness` (safe inside Jupyter)."""
-    return run_sync(anli_faithfulness(sample, judge, **kw))
-
-
-def nli_contradiction(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`anli_contradiction` (safe inside Jupyter)."""
-    return run_sync(anli_contradiction(sample, judge, **kw))
+nli_faithfulness = synced(anli_faithfulness)
+nli_contradiction = synced(anli_contradiction)

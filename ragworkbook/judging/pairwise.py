@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.prompts import PROMPTS, pairwise_schema
 from ragworkbook.outcomes import FAILED, SCORED
 
@@ -120,9 +120,7 @@ async def apairwise(question: str, answer_a: str, answer_b: str, judge: Judge, *
     return PairwiseResult(pair_id, forward, backward, verdict, SCORED, None, reasons, calls)
 
 
-def pairwise(question: str, answer_a: str, answer_b: str, judge: Judge, **kw: Any) -> PairwiseResult:
-    """Sync :func:`apairwise` (safe inside Jupyter)."""
-    return run_sync(apairwise(question, answer_a, answer_b, judge, **kw))
+pairwise = synced(apairwise)
 
 
 async def apairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
@@ -148,10 +146,7 @@ async def apairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
         bar.close()
 
 
-def pairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
-                  progress: bool = True) -> list[PairwiseResult]:
-    """Sync :func:`apairwise_many`."""
-    return run_sync(apairwise_many(pairs, judge, progress=progress))
+pairwise_many = synced(apairwise_many)
 
 
 def position_bias(results: Sequence[PairwiseResult]) -> tuple[int, int]:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, run_sync
+from ragworkbook.judging.judge import Judge, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = ["QG_PROMPT", "QA_PROMPT", "qg_schema", "qa_schema", "questeval_from_answers", "aquesteval",
@@ -138,6 +138,4 @@ async def aquesteval(sample: JudgeSample, judge: Judge, *, n_questions: int = 3)
     return scored(m, sample, score, items=items, calls=calls, detail=detail)
 
 
-def questeval(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`aquesteval` (safe inside Jupyter)."""
-    return run_sync(aquesteval(sample, judge, **kw))
+questeval = synced(aquesteval)
