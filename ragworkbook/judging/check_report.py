@@ -9,14 +9,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ragworkbook.judging.judge import Judge
 from ragworkbook.outcomes import FAILED
 from ragworkbook.stats.judge_table import CreditEstimate, JudgeStatistics
 from ragworkbook.stats.resampling import MIN_ITEMS, Estimate
 
-__all__ = ["JudgeCheck", "judge_name", "failure_reasons", "wikieval_figures", "ragchecker_figures"]
+__all__ = ["JudgeCheck", "FailureReason", "judge_name", "failure_reasons", "wikieval_figures",
+           "ragchecker_figures"]
+
+
+class FailureReason(TypedDict):
+    """How many judgments failed for one reason, and the first one's message (redacted, shortened)."""
+
+    count: int
+    example: str
 
 
 def judge_name(judge: Judge | str) -> str:
@@ -32,12 +40,12 @@ def judge_name(judge: Judge | str) -> str:
     return f"{g.backend}:{g.model}"
 
 
-def failure_reasons(results: Sequence[Any], limit: int = 300) -> dict[str, dict[str, Any]]:
+def failure_reasons(results: Sequence[Any], limit: int = 300) -> dict[str, FailureReason]:
     """``reason -> {"count", "example"}`` over the failed judgments of ``results`` (judged or pairwise),
     the example being the first failure's message (a server's error says what went wrong)."""
     from ragworkbook.llm.host import redact_text
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, FailureReason] = {}
     for r in results:
         if getattr(r, "outcome", None) != FAILED:
             continue
@@ -126,7 +134,7 @@ class JudgeCheck:
     description: str = ""
     model: str = ""
     #: why judgments failed: reason -> ``{"count", "example"}`` (the first message, e.g. the server's error)
-    failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failure_reasons: dict[str, FailureReason] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: ``dataset``, ``metric``, ``judge``, ``n``, ``failures``, the statistics

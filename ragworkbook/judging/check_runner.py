@@ -8,8 +8,7 @@ figure with one call to :func:`ragworkbook.stats.judge_table.judge_statistics`; 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.judging.check_catalogue import (
     WORD_SUPPORT,
@@ -28,15 +27,15 @@ from ragworkbook.judging.judge import Judge
 from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
 from ragworkbook.stats.judge_table import JudgeTable, PairChoice, Rating, judge_statistics
 
-__all__ = ["judge_check", "judge_name", "Embedder"]
+__all__ = ["judge_check", "judge_name"]
 
-#: Texts -> vectors (the MiniLM baselines' embedder).
-Embedder = Callable[[list[str]], Any]
+if TYPE_CHECKING:
+    from ragworkbook.judging.baselines import Embed
 
 
 def _check_wikieval(spec: DatasetSpec, judge: Judge | str, limit: int | None, threshold: float, repeats: int,
                     temperature: float, consistency_items: int, progress: bool, n_resamples: int,
-                    seed: int, embed: Embedder | None) -> JudgeCheck:
+                    seed: int, embed: Embed | None) -> JudgeCheck:
     from ragworkbook.judging.baselines import BASELINES, wikieval_baseline_scores
     from ragworkbook.judging.datasets import load_wikieval
     from ragworkbook.judging.metrics import evaluate_judged
@@ -158,7 +157,7 @@ def _check_threshold(threshold: float | None) -> float | None:
 def judge_check(dataset: str, judge: Judge | str, *, limit: int | None | str = "default",
                 threshold: float | None = None, aspect: str = "overall", repeats: int = 2,
                 temperature: float = 0.8, consistency_items: int | None = None, progress: bool = False,
-                n_resamples: int = 2000, seed: int = 0, embed: Embedder | None = None) -> JudgeCheck:
+                n_resamples: int = 2000, seed: int = 0, embed: Embed | None = None) -> JudgeCheck:
     """Measure ``judge`` on a labelled data set (see the module docstring).
 
     ``judge``: a :class:`~ragworkbook.judging.judge.Judge`, or ``"word-support"`` (the deterministic
