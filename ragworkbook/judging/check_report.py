@@ -9,12 +9,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from ragworkbook._types import JSON, JSONObject
+from ragworkbook.judging.check_catalogue import Documented
 from ragworkbook.judging.judge import Judge
 from ragworkbook.outcomes import FAILED
 from ragworkbook.stats.judge_table import CreditEstimate, JudgeStatistics
 from ragworkbook.stats.resampling import MIN_ITEMS, Estimate
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.pairwise import PairwiseResult
+    from ragworkbook.judging.results import JudgedResult
 
 __all__ = ["JudgeCheck", "FailureReason", "judge_name", "failure_reasons", "wikieval_figures",
            "ragchecker_figures"]
@@ -40,7 +46,8 @@ def judge_name(judge: Judge | str) -> str:
     return f"{g.backend}:{g.model}"
 
 
-def failure_reasons(results: Sequence[Any], limit: int = 300) -> dict[str, FailureReason]:
+def failure_reasons(results: Sequence[JudgedResult | PairwiseResult], limit: int = 300
+                    ) -> dict[str, FailureReason]:
     """``reason -> {"count", "example"}`` over the failed judgments of ``results`` (judged or pairwise),
     the example being the first failure's message (a server's error says what went wrong)."""
     from ragworkbook.llm.host import redact_text
@@ -129,14 +136,14 @@ class JudgeCheck:
     undefined: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     pairs: list[dict[str, Any]] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-    documented: dict[str, Any] | None = None
+    settings: JSONObject = field(default_factory=dict)
+    documented: Documented | None = None
     description: str = ""
     model: str = ""
     #: why judgments failed: reason -> ``{"count", "example"}`` (the first message, e.g. the server's error)
     failure_reasons: dict[str, FailureReason] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """JSON form: ``dataset``, ``metric``, ``judge``, ``n``, ``failures``, the statistics
         (each ``{"value", "low", "high", "n", "confidence", "method"}``), the ``baseline``, the
         reliability ``card``, settings, documented, pairs."""
@@ -158,7 +165,7 @@ class JudgeCheck:
         k = self.stats.get("kappa")
         return None if k is None or math.isnan(k.value) else float(k.value)
 
-    def reliability(self) -> dict[str, Any]:
+    def reliability(self) -> JSONObject:
         """The reliability card a :class:`~ragworkbook.evaluation.report.Report` carries for
         this judge and metric (see :mod:`ragworkbook.judging.reliability`): who was measured on
         what, how many labelled pairs, the kappa, agreement and pairwise accuracy with their
@@ -268,7 +275,7 @@ def _p(p: float | None) -> str:
     return "n/a" if p is None or math.isnan(p) else f"{p:.3f}"
 
 
-def _est(e: Any) -> str:
+def _est(e: Estimate | CreditEstimate | float | None) -> str:
     if e is None:
         return "n/a"
     if isinstance(e, (Estimate, CreditEstimate)):
@@ -294,7 +301,9 @@ def _verdict_text(verdict: str) -> str:
             "too few": "too few pairs to compare"}.get(verdict, verdict)
 
 
-def _jsonable(v: Any) -> Any:
+def _jsonable(v: object) -> JSON:
+    """A figure (an Estimate, a pairwise accuracy, a dict of them, a number) as JSON: NaN -> null, an
+    infinite bound -> "inf" / "-inf"."""
     if isinstance(v, CreditEstimate):
         return {**v.estimate.to_dict(), "wins": v.wins, "ties": v.ties, "losses": v.losses,
                 "tie_value": v.tie_value}
@@ -309,4 +318,4 @@ def _jsonable(v: Any) -> Any:
         return {k: _jsonable(x) for k, x in v.items()}
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
+    return v  # type: ignore[return-value]  # the rest is JSON already (str, int, float, list, None)

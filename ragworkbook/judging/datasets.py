@@ -47,11 +47,12 @@ import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from ragworkbook.judging.results import JudgeSample
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
@@ -318,13 +319,15 @@ def _sign(x: int) -> str:
 
 
 class PairwiseInput(TypedDict):
-    """One pair for the pairwise judge: the question, the two answers, the reference, an id."""
+    """One pair for the pairwise judge: the question and the two answers; optionally the reference
+    answer, the context and an id."""
 
     question: str
     answer_a: str
     answer_b: str
-    reference: str
-    pair_id: str
+    reference: NotRequired[str | None]
+    context: NotRequired[str | None]
+    pair_id: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -342,7 +345,7 @@ class RagCheckerMeta:
         return len(self.pairs)
 
 
-def _record_list(path: Path, what: str) -> tuple[list[Any], list[int]]:
+def _record_list(path: Path, what: str) -> tuple[list[JSON], list[int]]:
     text = read_text(path)
     data = parse_json(path, text)
     if not isinstance(data, list):
@@ -360,7 +363,7 @@ def _where(path: Path, lines: list[int], i: int) -> str:
     return f"{location(path, lines[i] if i < len(lines) else None)} (record {i})"
 
 
-def _answer(rec: dict[str, Any], key: str, where: str) -> tuple[str, str]:
+def _answer(rec: JSONObject, key: str, where: str) -> tuple[str, str]:
     m = rec.get(key)
     if not isinstance(m, dict):
         raise DatasetError(f"{where}: field {key!r} must be an object with 'model_name' and 'response'")
@@ -368,7 +371,7 @@ def _answer(rec: dict[str, Any], key: str, where: str) -> tuple[str, str]:
             require_str(m, "model_name", f"{where}, {key}", "answer"))
 
 
-def _preference(rec: dict[str, Any], aspect: str, where: str) -> int:
+def _preference(rec: JSONObject, aspect: str, where: str) -> int:
     key = f"{aspect}_label"
     if key not in rec:
         raise DatasetError(f"{where}: record is missing the field {key!r}")
@@ -432,7 +435,7 @@ def load_ragchecker(path: PathLike | None = None, predictions: PathLike | None |
     return RagCheckerMeta(pairs, str(p), pred_path)
 
 
-def _score(m: dict[str, Any], aspect: str, where: str) -> float | None:
+def _score(m: JSONObject, aspect: str, where: str) -> float | None:
     key = f"{aspect}_label"
     if key not in m:
         raise DatasetError(f"{where}: RAGChecker's scores have no field {key!r}")

@@ -28,14 +28,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
 from ragworkbook.stats.resampling import MIN_ITEMS, Estimate, bootstrap_statistic, too_few
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.check_report import FailureReason
 
 __all__ = ["LabelledItem", "read_labels", "LabelCheck", "label_check"]
 
@@ -50,7 +54,7 @@ class LabelledItem:
     label: float
 
 
-def _contexts(value: Any, where: str) -> list[str]:
+def _contexts(value: JSON, where: str) -> list[str]:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return []
     if isinstance(value, str):
@@ -68,7 +72,7 @@ def _contexts(value: Any, where: str) -> list[str]:
     return [c["text"] if isinstance(c, Mapping) else str(c) for c in value]
 
 
-def _records(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
+def _records(path: Path) -> list[tuple[str, Mapping[str, JSON]]]:
     """``(where, record)`` for each record: where is ``FILE:LINE`` (JSONL, CSV) or ``FILE[i]``."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
@@ -184,9 +188,9 @@ class LabelCheck:
     items: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     #: why judgments failed: reason -> ``{"count", "example"}`` (as ``judge-check --dataset`` reports them)
-    failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failure_reasons: dict[str, FailureReason] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         from ragworkbook.judging.check_report import _jsonable
 
         return {"labels": self.labels, "metric": self.metric, "judge": self.judge, "n": self.n,

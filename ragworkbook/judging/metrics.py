@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragworkbook._types import JSON
 from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.ledger import CallLog, Cost, Ledger, charging
 from ragworkbook.judging.prompts import (
@@ -145,7 +146,7 @@ def simple_context_precision(verdicts: Sequence[int | bool]) -> float:
     return sum(v) / len(v)
 
 
-def _as01(x: Any) -> int:
+def _as01(x: JSON) -> int:
     if isinstance(x, bool):
         return int(x)
     if x in (0, 1):

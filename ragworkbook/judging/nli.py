@@ -35,6 +35,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from ragworkbook._types import JSONObject
 from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
@@ -57,7 +58,7 @@ NLI_PROMPT = (
 )
 
 
-def nli_schema() -> dict[str, Any]:
+def nli_schema() -> JSONObject:
     """Schema of one NLI verdict: ``{"reason": str, "label": "entailment"|"contradiction"|"neutral"}``."""
     return {"type": "object",
             "properties": {"reason": {"type": "string"}, "label": {"type": "string", "enum": list(LABELS)}},

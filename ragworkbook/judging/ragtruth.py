@@ -17,14 +17,14 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.corpus.jsonfile import DatasetError, PathLike, iter_jsonl
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragworkbook._types import JSON
+    from ragworkbook._types import JSON, JSONObject
     from ragworkbook.judging.check_report import FailureReason
     from ragworkbook.judging.judge import Judge
     from ragworkbook.judging.ledger import Ledger
@@ -223,7 +223,7 @@ class RagTruthCheck:
     #: the LLM judge measured beside the signals (None: none)
     judge: JudgeOnRagTruth | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """A JSON-ready document."""
         from dataclasses import asdict
 
