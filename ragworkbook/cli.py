@@ -846,6 +846,10 @@ def _ragtruth_check(args: argparse.Namespace) -> int:
     if args.backend or args.model or args.recording:  # an LLM judge beside the signals: faithfulness
         from ragworkbook.judging.judge import Judge
 
+        if args.limit is None:
+            raise UsageError("an LLM judge on all 2,617 RAGTruth responses takes hours (the embedded model: "
+                             "about a minute a response): give --limit N (a seeded sample, e.g. --limit 30), "
+                             "or --limit 0 to judge every response")
         judge = Judge(_generator(args, announce=not args.json))
     result = ragtruth_check(limit=args.limit or None, judge=judge,
                             progress=judge is not None and not (args.no_progress or args.json))

@@ -195,3 +195,6 @@ def test_judge_check_ragtruth_with_a_backend_judges_a_sample(tmp_path, monkeypat
     doc = json.loads(capsys.readouterr().out)
     assert doc["n"] == 8 and doc["judge"]["judge"] == "fake:rule-judge" and doc["judge"]["judgments"] == 8
     assert {r["signal"] for r in doc["rows"]} >= {"llm-judge", "word-support", "word-overlap"}
+    # a judge is slow: judging every response must be asked for
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama"]) == 2
+    assert "give --limit N (a seeded sample" in capsys.readouterr().err
