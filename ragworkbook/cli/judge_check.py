@@ -158,20 +158,29 @@ def _judge_check_labels(args: argparse.Namespace) -> int:
 def _ragtruth_check(args: argparse.Namespace) -> int:
     """``judge-check --dataset ragtruth``: response-level hallucination detection on RAGTruth (AUROC, F1 with
     the threshold chosen on the other half of the sources), per task, for word support and the cheap
-    baselines, beside the published figures."""
+    baselines, beside the published figures; with ``--backend`` (or ``--model``, ``--recording``) an LLM
+    judge's faithfulness too, on a seeded sample of ``--limit`` responses (set it: a judge is slow)."""
     from ragworkbook._io import atomic_write_text, check_writable
     from ragworkbook.judging.ragtruth import ragtruth_check
 
-    chosen = [opt for opt, v in (("--backend", args.backend), ("--model", args.model),
-                                 ("--recording", args.recording), ("--threshold", args.threshold)) if v]
-    if chosen:
-        raise UsageError(f"{', '.join(chosen)}: on ragtruth judge-check measures word support and the cheap "
-                         "baselines (an LLM judge on RAGTruth is not wired yet); drop the option")
+    if args.threshold is not None:
+        raise UsageError("--threshold: on ragtruth each signal's threshold is chosen on the other half of "
+                         "the sources; drop the option")
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every response), got {args.limit}")
     if args.out:
         check_writable(args.out)
-    result = ragtruth_check(limit=args.limit or None)
+    judge = None
+    if args.backend or args.model or args.recording:  # an LLM judge beside the signals: faithfulness
+        from ragworkbook.judging.judge import Judge
+
+        if args.limit is None:
+            raise UsageError("an LLM judge on all 2,617 RAGTruth responses takes hours (the embedded model: "
+                             "about a minute a response): give --limit N (a seeded sample, e.g. --limit 30), "
+                             "or --limit 0 to judge every response")
+        judge = Judge(_common.generator(args, announce=not args.json))
+    result = ragtruth_check(limit=args.limit or None, judge=judge,
+                            progress=judge is not None and not (args.no_progress or args.json))
     doc = result.to_dict()
     if args.out:
         atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
@@ -196,7 +205,8 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--dataset", default=None,
                    help="wikieval-faithfulness (ff), wikieval-answer-relevance (ar), "
                    "wikieval-context-relevance (cr), ragchecker, or ragtruth (response-level hallucination "
-                   "detection: word support and the cheap baselines, AUROC and F1 per task); or give "
+                   "detection: word support and the cheap baselines, AUROC and F1 per task; with --backend "
+                   "also the judge's faithfulness, on a seeded sample of --limit responses); or give "
                    "--labels FILE")
     p.add_argument("--labels", default=None, metavar="FILE",
                    help="your own labels instead of a public data set: JSONL/JSON/CSV records with id, "

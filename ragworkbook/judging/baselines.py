@@ -38,13 +38,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragworkbook.corpus.chunking import split_sentences
 from ragworkbook.judging.ragchecker import correlation, normalised_delta
 from ragworkbook.metrics.generation import bleu, token_f1
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.datasets import RagCheckerMeta, RagCheckerPair, WikiEvalPair
 
 __all__ = ["BASELINES", "Baseline", "SIMILAR_SENTENCE_THRESHOLD", "RAGCHECKER_METRICS", "unescape",
            "word_overlap", "question_similarity", "similar_sentence_share", "wikieval_baseline_scores",
@@ -104,7 +107,7 @@ def _default_embed() -> Embed:
     return lambda texts: encode(texts, cache=True)
 
 
-def _unit(vectors: Any) -> np.ndarray:
+def _unit(vectors: np.ndarray) -> np.ndarray:
     v = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     return v / np.where(norms == 0, 1.0, norms)
@@ -142,7 +145,7 @@ def similar_sentence_share(questions: Sequence[str], contexts: Sequence[str], em
     return out
 
 
-def wikieval_baseline_scores(dataset: str, pairs: Sequence[Any], embed: Embed | None = None
+def wikieval_baseline_scores(dataset: str, pairs: Sequence[WikiEvalPair], embed: Embed | None = None
                              ) -> list[tuple[float | None, float | None]]:
     """``(good item's score, bad item's score)`` of each WikiEval pair under the data set's baseline
     (``dataset``: a ``judge-check`` WikiEval data set name, ``pairs``: its
@@ -194,7 +197,7 @@ RAGCHECKER_METRICS: dict[str, tuple[str, bool]] = {
 }
 
 
-def ragchecker_metric_scores(pairs: Sequence[Any], metric: str) -> list[tuple[float, float]]:
+def ragchecker_metric_scores(pairs: Sequence[RagCheckerPair], metric: str) -> list[tuple[float, float]]:
     """``(score of answer 1, score of answer 2)`` against the reference answer, for each RAGChecker pair
     (:data:`RAGCHECKER_METRICS` names the metrics)."""
     if metric not in RAGCHECKER_METRICS:
@@ -215,13 +218,13 @@ def ragchecker_metric_scores(pairs: Sequence[Any], metric: str) -> list[tuple[fl
     return [(fn(p.answer1, p.reference), fn(p.answer2, p.reference)) for p in pairs]
 
 
-def ragchecker_verdicts(pairs: Sequence[Any], metric: str = "token_f1") -> list[str]:
+def ragchecker_verdicts(pairs: Sequence[RagCheckerPair], metric: str = "token_f1") -> list[str]:
     """The baseline's pairwise verdict on each pair: ``"B"`` when answer 2 scores higher on ``metric``,
     ``"A"`` when answer 1 does, ``"tie"`` when they are equal."""
     return ["B" if b > a else "A" if a > b else "tie" for a, b in ragchecker_metric_scores(pairs, metric)]
 
 
-def ragchecker_correlations(meta: Any = None, metrics: Sequence[str] | None = None
+def ragchecker_correlations(meta: RagCheckerMeta | None = None, metrics: Sequence[str] | None = None
                             ) -> dict[str, dict[str, tuple[float, float]]]:
     """Pearson and Spearman (x 100, 2 decimals) of each metric's answer-2-minus-answer-1 difference with
     the annotators' preferences, per aspect, the way RAGChecker's ``meta_eval.py`` correlates its own
@@ -244,14 +247,15 @@ def ragchecker_correlations(meta: Any = None, metrics: Sequence[str] | None = No
     return out
 
 
-def ragchecker_baseline_table(correlations: Mapping[str, Mapping[str, tuple[float, float]]]) -> list[dict]:
+def ragchecker_baseline_table(correlations: Mapping[str, Mapping[str, tuple[float, float]]]
+                              ) -> list[dict[str, str | float]]:
     """Rows ``{"metric", "<aspect> pearson", "<aspect> spearman", ...}`` of
     :func:`ragchecker_correlations`."""
     aspects = list(correlations)
     metrics = list(next(iter(correlations.values()))) if correlations else []
     rows = []
     for m in metrics:
-        row: dict[str, Any] = {"metric": m}
+        row: dict[str, str | float] = {"metric": m}
         for a in aspects:
             row[f"{a} pearson"], row[f"{a} spearman"] = correlations[a][m]
         rows.append(row)

@@ -37,7 +37,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook._types import JSON, JSONObject
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = [
@@ -67,7 +68,7 @@ COVERAGE_PROMPT = (
 _BIT = {"type": "integer", "enum": [0, 1]}
 
 
-def coverage_schema(n: int) -> dict[str, Any]:
+def coverage_schema(n: int) -> JSONObject:
     """Schema of one chunk's verdicts: ``{"sentences": [{"relevant": 0|1, "used": 0|1}] * n}``."""
     if n < 1:
         raise ValueError(f"coverage_schema needs n >= 1, got {n}")
@@ -116,7 +117,7 @@ def context_units(text: str, min_chars: int = 25) -> list[str]:
     return units
 
 
-def _bit(x: Any) -> int:
+def _bit(x: JSON) -> int:
     if isinstance(x, bool) or x in (0, 1):
         return int(x)
     raise ValueError(f"a verdict must be 0/1 or a bool, got {x!r}")
@@ -213,11 +214,5 @@ async def autilization(sample: JudgeSample, judge: Judge, *, min_chars: int = 25
     return await _coverage_metric("utilization", sample, judge, min_chars)
 
 
-def completeness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`acompleteness` (safe inside Jupyter)."""
-    return run_sync(acompleteness(sample, judge, **kw))
-
-
-def utilization(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`autilization` (safe inside Jupyter)."""
-    return run_sync(autilization(sample, judge, **kw))
+completeness = synced(acompleteness)
+utilization = synced(autilization)

@@ -47,8 +47,12 @@ import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
+if TYPE_CHECKING:
+    from ragworkbook.judging.results import JudgeSample
+
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.corpus.jsonfile import (
     DatasetError,
     PathLike,
@@ -111,6 +115,15 @@ class WikiEvalPair:
     question: str
     good: WikiEvalItem
     bad: WikiEvalItem
+
+    def samples(self) -> list[JudgeSample]:
+        """The good and the bad item as samples to judge (``sample_id`` ``"<id>-good"``, ``"<id>-bad"``)."""
+        from ragworkbook.judging.results import JudgeSample
+
+        return [JudgeSample(question=self.question, answer=it.answer or "",
+                            contexts=[it.context] if it.context is not None else [],
+                            sample_id=f"{self.id}-{which}")
+                for which, it in (("good", self.good), ("bad", self.bad))]
 
 
 @dataclass(frozen=True)
@@ -290,6 +303,32 @@ class RagCheckerPair:
     predictions: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     line: int = 0
 
+    def preferences(self, aspect: str) -> tuple[str, str]:
+        """The two annotators' choice on ``aspect``: ``"A"`` (answer 1 better), ``"B"`` or ``"tie"``."""
+        a, b = self.labels[aspect]
+        return _sign(a), _sign(b)
+
+    def pairwise_input(self) -> PairwiseInput:
+        """The pair as the pairwise judge takes it (:func:`~ragworkbook.judging.pairwise.pairwise_many`)."""
+        return {"question": self.query, "answer_a": self.answer1, "answer_b": self.answer2,
+                "reference": self.reference, "pair_id": self.id}
+
+
+def _sign(x: int) -> str:
+    return "B" if x > 0 else "A" if x < 0 else "tie"
+
+
+class PairwiseInput(TypedDict):
+    """One pair for the pairwise judge: the question and the two answers; optionally the reference
+    answer, the context and an id."""
+
+    question: str
+    answer_a: str
+    answer_b: str
+    reference: NotRequired[str | None]
+    context: NotRequired[str | None]
+    pair_id: NotRequired[str]
+
 
 @dataclass(frozen=True)
 class RagCheckerMeta:
@@ -306,7 +345,7 @@ class RagCheckerMeta:
         return len(self.pairs)
 
 
-def _record_list(path: Path, what: str) -> tuple[list[Any], list[int]]:
+def _record_list(path: Path, what: str) -> tuple[list[JSON], list[int]]:
     text = read_text(path)
     data = parse_json(path, text)
     if not isinstance(data, list):
@@ -324,7 +363,7 @@ def _where(path: Path, lines: list[int], i: int) -> str:
     return f"{location(path, lines[i] if i < len(lines) else None)} (record {i})"
 
 
-def _answer(rec: dict[str, Any], key: str, where: str) -> tuple[str, str]:
+def _answer(rec: JSONObject, key: str, where: str) -> tuple[str, str]:
     m = rec.get(key)
     if not isinstance(m, dict):
         raise DatasetError(f"{where}: field {key!r} must be an object with 'model_name' and 'response'")
@@ -332,7 +371,7 @@ def _answer(rec: dict[str, Any], key: str, where: str) -> tuple[str, str]:
             require_str(m, "model_name", f"{where}, {key}", "answer"))
 
 
-def _preference(rec: dict[str, Any], aspect: str, where: str) -> int:
+def _preference(rec: JSONObject, aspect: str, where: str) -> int:
     key = f"{aspect}_label"
     if key not in rec:
         raise DatasetError(f"{where}: record is missing the field {key!r}")
@@ -396,7 +435,7 @@ def load_ragchecker(path: PathLike | None = None, predictions: PathLike | None |
     return RagCheckerMeta(pairs, str(p), pred_path)
 
 
-def _score(m: dict[str, Any], aspect: str, where: str) -> float | None:
+def _score(m: JSONObject, aspect: str, where: str) -> float | None:
     key = f"{aspect}_label"
     if key not in m:
         raise DatasetError(f"{where}: RAGChecker's scores have no field {key!r}")

@@ -46,16 +46,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
+import inspect
 import json
 import threading
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ragworkbook._io import atomic_write_json, locked_update
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.judging.ledger import note_call
 from ragworkbook.judging.prompts import JUDGE_OPTIONS, SYSTEM_PROMPT
 from ragworkbook.llm.base import (
@@ -72,9 +75,10 @@ from ragworkbook.llm.base import (
     token_count,
 )
 
-__all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync"]
+__all__ = ["JudgeCall", "Judge", "generator_identity", "run_sync", "synced"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 #: Errors that mean the judge cannot work at all: they propagate instead of counting as failed judgments.
 _SETUP_ERRORS = (BackendUnavailable, ModelNotFound, ReplayMissError)
@@ -96,7 +100,7 @@ class JudgeCall:
 
     prompt: str
     key: str
-    data: Any = None
+    data: JSON = None
     text: str = ""
     raw_outputs: list[str] = field(default_factory=list)
     attempts: int = 0
@@ -121,12 +125,12 @@ _ENTRY_TYPES = {"text": (str,), "raw_outputs": (list,), "attempts": (int,), "err
                 "tries": (list,), "usage": (dict, type(None))}
 
 
-def _usage_entry(usage: Usage | None) -> dict[str, Any] | None:
+def _usage_entry(usage: Usage | None) -> JSONObject | None:
     """A request's usage as a cache entry keeps it (None: unknown)."""
     return None if usage is None else {"attempts": usage.attempts, **usage.counts()}
 
 
-def _entry_usage(entry: Mapping[str, Any]) -> Usage | None:
+def _entry_usage(entry: Mapping[str, JSON]) -> Usage | None:
     """The usage a cache entry kept (None for an entry written before usage was kept, or unreadable)."""
     u = entry.get("usage")
     if not isinstance(u, dict):
@@ -150,13 +154,13 @@ def _call_usage(generator: Generator, usage: Usage | None, seconds: float, attem
     return Usage(max(attempts, 1), None, None, seconds)
 
 
-def _json_type(x: Any) -> str:
+def _json_type(x: JSON) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "true/false", int: "a number",
              float: "a number", type(None): "null"}
     return names.get(type(x), type(x).__name__)
 
 
-def _cache_entry_problem(entry: Any) -> str | None:
+def _cache_entry_problem(entry: JSON) -> str | None:
     """Why a stored cache entry cannot be used (None when it can)."""
     if not isinstance(entry, dict):
         return f"is {_json_type(entry)}, not an object"
@@ -168,7 +172,7 @@ def _cache_entry_problem(entry: Any) -> str | None:
     return None
 
 
-def _fits(data: Any, schema: Mapping[str, Any]) -> bool:
+def _fits(data: JSON, schema: Mapping[str, JSON]) -> bool:
     """Whether cached ``data`` is a judgment of ``schema`` (an entry written for another schema, or
     edited, is not used: the judgment is asked again and the entry replaced)."""
     import jsonschema
@@ -222,7 +226,7 @@ class Judge:
         self.cache_failures = (getattr(generator, "mode", "live") == "replay" if cache_failures is None
                                else bool(cache_failures))
         self.cache_path = Path(cache_path) if cache_path is not None else None
-        self._cache: dict[str, dict[str, Any]] = {}
+        self._cache: dict[str, JSONObject] = {}
         self._lock = threading.Lock()
         self._semaphores: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore]] = {}
         self.n_model_calls = 0
@@ -231,19 +235,26 @@ class Judge:
         if self.cache_path is not None:
             self._cache.update(self._read_cache(self.cache_path))
 
+    def repeats(self, repeats: int, temperature: float) -> list[Judge]:
+        """``repeats`` copies of this judge sampling at ``temperature`` with seeds 1, 2, ... (each its own
+        cache): the self-consistency runs of a judge-check."""
+        return [Judge(self.generator, options={**self.options, "temperature": temperature, "seed": seed},
+                      max_concurrency=self.max_concurrency, timeout=self.timeout, system=self.system)
+                for seed in range(1, repeats + 1)]
+
     def __repr__(self) -> str:
         return (f"<Judge {self.generator.backend}:{self.generator.model} "
                 f"max_concurrency={self.max_concurrency}>")
 
     # --- keys and cache -------------------------------------------------------------
-    def cache_key(self, prompt: str, schema: Mapping[str, Any]) -> str:
+    def cache_key(self, prompt: str, schema: Mapping[str, JSON]) -> str:
         """The cache key: SHA-256 of the generator's identity (:func:`generator_identity`: the backend,
         and the server for Ollama) and its request key."""
         messages = build_messages(prompt, self.system)
         rk = request_key(messages, merge_options(self.options), schema, self.generator.model)
         return hashlib.sha256(f"{generator_identity(self.generator)}\n{rk}".encode()).hexdigest()
 
-    def _read_cache(self, path: Path) -> dict[str, dict[str, Any]]:
+    def _read_cache(self, path: Path) -> dict[str, JSONObject]:
         """The entries of the cache file at ``path`` ({} when it does not exist), validated."""
         try:
             stat = path.stat()
@@ -276,7 +287,7 @@ class Judge:
         self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         return entries
 
-    def _lookup(self, key: str, prompt_name: str, schema: Mapping[str, Any]) -> JudgeCall | None:
+    def _lookup(self, key: str, prompt_name: str, schema: Mapping[str, JSON]) -> JudgeCall | None:
         with self._lock:
             hit = self._cache.get(key)
         if hit is None or (hit.get("error") is None and not _fits(hit.get("data"), schema)):
@@ -300,7 +311,7 @@ class Judge:
                 locked_update(self.cache_path, self._read_if_changed, self._merged, self._write_cache)
 
     # read-merge-write of the disk cache, under its file lock (called with self._lock held)
-    def _read_if_changed(self, path: Path) -> dict[str, dict[str, Any]] | None:
+    def _read_if_changed(self, path: Path) -> dict[str, JSONObject] | None:
         """What another process added since this one last read or wrote the file (None: nothing)."""
         try:
             stat = path.stat()
@@ -310,19 +321,19 @@ class Judge:
             return None
         return self._read_cache(path)
 
-    def _merged(self, on_disk: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    def _merged(self, on_disk: dict[str, JSONObject] | None) -> JSONObject:
         if on_disk:
             for key, entry in on_disk.items():
                 self._cache.setdefault(key, entry)
         return {"version": 1, "entries": self._cache}
 
-    def _write_cache(self, path: Path, doc: dict[str, Any]) -> None:
+    def _write_cache(self, path: Path, doc: JSONObject) -> None:
         atomic_write_json(path, doc)
         stat = path.stat()
         self._disk_stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
     # --- calls ------------------------------------------------------------------------
-    def _call_model(self, prompt: str, schema: Mapping[str, Any], name: str, key: str) -> JudgeCall:
+    def _call_model(self, prompt: str, schema: Mapping[str, JSON], name: str, key: str) -> JudgeCall:
         with self._lock:
             self.n_model_calls += 1
         start = time.perf_counter()
@@ -344,7 +355,7 @@ class Judge:
     def _usage(self, usage: Usage | None, start: float, attempts: int = 1) -> Usage | None:
         return _call_usage(self.generator, usage, time.perf_counter() - start, attempts)
 
-    def call(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+    def call(self, name: str, prompt: str, schema: Mapping[str, JSON]) -> JudgeCall:
         """Ask one schema-constrained question (synchronously), through the cache."""
         key = self.cache_key(prompt, schema)
         hit = self._lookup(key, name, schema)
@@ -367,7 +378,7 @@ class Judge:
                 entry = self._semaphores[id(loop)] = (loop, asyncio.Semaphore(self.max_concurrency))
         return entry[1]
 
-    async def acall(self, name: str, prompt: str, schema: Mapping[str, Any]) -> JudgeCall:
+    async def acall(self, name: str, prompt: str, schema: Mapping[str, JSON]) -> JudgeCall:
         """Async :meth:`call`: at most ``max_concurrency`` model calls at once, optional timeout."""
         key = self.cache_key(prompt, schema)
         hit = self._lookup(key, name, schema)
@@ -423,3 +434,23 @@ def run_sync(coro: Awaitable[T]) -> T:
         return asyncio.run(coro)  # type: ignore[arg-type]
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
+
+
+def synced(afunc: Callable[P, Awaitable[T]]) -> Callable[P, T]:
+    """The blocking twin of an async function: ``faithfulness = synced(afaithfulness)``.
+
+    Same parameters (``inspect.signature`` follows ``__wrapped__`` to ``afunc``), the async
+    function's docstring under a first line that names it, and the name without the leading
+    ``a``. Each call runs ``afunc`` through :func:`run_sync`, so it works in scripts and
+    inside Jupyter's running loop alike.
+    """
+    @functools.wraps(afunc)
+    def sync(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(afunc(*args, **kwargs))
+
+    name = afunc.__name__
+    sync.__name__ = name[1:] if name.startswith("a") else f"{name}_sync"
+    sync.__qualname__ = afunc.__qualname__[: -len(name)] + sync.__name__
+    sync.__doc__ = (f"Sync :func:`{name}`: blocks until it is done (safe inside Jupyter's running loop)."
+                    + (f"\n\n{inspect.cleandoc(afunc.__doc__)}" if afunc.__doc__ else ""))
+    return sync

@@ -28,14 +28,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.results import JudgeSample
 from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
 from ragworkbook.stats.resampling import MIN_ITEMS, Estimate, bootstrap_statistic, too_few
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.check_report import FailureReason
 
 __all__ = ["LabelledItem", "read_labels", "LabelCheck", "label_check"]
 
@@ -50,7 +54,7 @@ class LabelledItem:
     label: float
 
 
-def _contexts(value: Any, where: str) -> list[str]:
+def _contexts(value: JSON, where: str) -> list[str]:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return []
     if isinstance(value, str):
@@ -68,7 +72,7 @@ def _contexts(value: Any, where: str) -> list[str]:
     return [c["text"] if isinstance(c, Mapping) else str(c) for c in value]
 
 
-def _records(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
+def _records(path: Path) -> list[tuple[str, Mapping[str, JSON]]]:
     """``(where, record)`` for each record: where is ``FILE:LINE`` (JSONL, CSV) or ``FILE[i]``."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
@@ -184,10 +188,10 @@ class LabelCheck:
     items: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     #: why judgments failed: reason -> ``{"count", "example"}`` (as ``judge-check --dataset`` reports them)
-    failure_reasons: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failure_reasons: dict[str, FailureReason] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        from ragworkbook.judging.check import _jsonable
+    def to_dict(self) -> JSONObject:
+        from ragworkbook.judging.check_report import _jsonable
 
         return {"labels": self.labels, "metric": self.metric, "judge": self.judge, "n": self.n,
                 "failures": self.failures, "undefined": self.undefined,
@@ -197,7 +201,7 @@ class LabelCheck:
 
     def format(self) -> str:
         """The plain-text report ``judge-check --labels`` prints."""
-        from ragworkbook.judging.check import _signed, _verdict_text
+        from ragworkbook.judging.check_report import _signed, _verdict_text
 
         s = self.stats
         lines = [f"judge-check --labels: {self.metric} against {self.labels}",
@@ -225,7 +229,8 @@ def label_check(labels: str | Path | Sequence[LabelledItem], judge: Judge | None
     """Measure the judged ``metric`` (any registered one: a rubric, faithfulness, ...) with ``judge``
     against the labels of a label file (or of :class:`LabelledItem` records); see the module docstring.
     ``name``: what the labels are called in the report (default: the file, or "(records)")."""
-    from ragworkbook.judging.check import _failure_reasons, judge_name
+    from ragworkbook.judging.check_report import failure_reasons as _failure_reasons
+    from ragworkbook.judging.check_report import judge_name
     from ragworkbook.judging.metrics import evaluate_judged
     from ragworkbook.judging.rubric import spec_rubric
     from ragworkbook.metrics.registry import parse_metric

@@ -40,7 +40,9 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragworkbook._types import JSON, JSONObject
 
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook.judging.judge import JudgeCall
@@ -99,7 +101,7 @@ class Cost:
                 out.seconds_unknown += 1
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON form (seconds rounded to the millisecond)."""
         d = asdict(self)
         d["seconds"] = round(self.seconds, 3)
@@ -107,7 +109,7 @@ class Cost:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cost:
+    def from_dict(cls, d: Mapping[str, JSON]) -> Cost:
         """A Cost from its JSON form (missing counts are 0; other keys ignored)."""
         return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
 
@@ -143,7 +145,7 @@ class Ledger:
             other.mode if not self.costs else "mixed")
         return Ledger(costs, {**self.derived, **other.derived}, mode)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON form stored in ``report.meta["judge_ledger"]``."""
         metrics = {}
         for name, c in self.costs.items():
@@ -157,7 +159,7 @@ class Ledger:
                 "note": "a cache hit costs no call, token or second; tokens are the backend's own counts"}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Ledger:
+    def from_dict(cls, d: Mapping[str, JSON]) -> Ledger:
         """A Ledger from its JSON form (the total is recomputed from the metrics)."""
         metrics = d.get("metrics") or {}
         return cls({n: Cost.from_dict(c) for n, c in metrics.items()},
@@ -165,7 +167,7 @@ class Ledger:
                    str(d.get("mode", "live")))
 
 
-def merge_ledgers(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def merge_ledgers(a: Mapping[str, JSON] | None, b: Mapping[str, JSON] | None) -> JSONObject | None:
     """Two ledgers in their JSON form summed (None when both are None)."""
     if a is None and b is None:
         return None
@@ -229,7 +231,7 @@ def _seconds(c: Cost) -> str:
     return f"{c.seconds:.1f}{'+?' if c.seconds_unknown else ''}"
 
 
-def format_ledger(ledger: Mapping[str, Any] | Ledger, judge: str = "") -> str:
+def format_ledger(ledger: Mapping[str, JSON] | Ledger, judge: str = "") -> str:
     """The ledger as a fixed-width table (one line per metric and the total), for ``eval``."""
     led = ledger if isinstance(ledger, Ledger) else Ledger.from_dict(ledger)
     how = {"replay": "replayed: the recorded counts", "record": "live, recorded"}.get(led.mode, led.mode)
@@ -248,7 +250,7 @@ def format_ledger(ledger: Mapping[str, Any] | Ledger, judge: str = "") -> str:
     return "\n".join(lines)
 
 
-def format_ledgers(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> str:
+def format_ledgers(a: Mapping[str, JSON] | None, b: Mapping[str, JSON] | None) -> str:
     """Two runs' ledgers side by side (calls, tokens, seconds of A and of B), for ``compare``;
     '' when neither report has one."""
     if a is None and b is None:

@@ -52,7 +52,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook._types import JSON
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.ledger import CallLog, Cost, Ledger, charging
 from ragworkbook.judging.prompts import (
     PROMPTS,
@@ -145,7 +146,7 @@ def simple_context_precision(verdicts: Sequence[int | bool]) -> float:
     return sum(v) / len(v)
 
 
-def _as01(x: Any) -> int:
+def _as01(x: JSON) -> int:
     if isinstance(x, bool):
         return int(x)
     if x in (0, 1):
@@ -367,24 +368,10 @@ async def acontext_recall(sample: JudgeSample, judge: Judge) -> JudgedResult:
 
 
 # --- sync wrappers (work in scripts and in Jupyter) -------------------------------------
-def faithfulness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`afaithfulness` (safe inside Jupyter's running loop)."""
-    return run_sync(afaithfulness(sample, judge, **kw))
-
-
-def answer_relevancy(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`aanswer_relevancy`."""
-    return run_sync(aanswer_relevancy(sample, judge, **kw))
-
-
-def context_precision(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`acontext_precision`."""
-    return run_sync(acontext_precision(sample, judge, **kw))
-
-
-def context_recall(sample: JudgeSample, judge: Judge) -> JudgedResult:
-    """Sync :func:`acontext_recall`."""
-    return run_sync(acontext_recall(sample, judge))
+faithfulness = synced(afaithfulness)
+answer_relevancy = synced(aanswer_relevancy)
+context_precision = synced(acontext_precision)
+context_recall = synced(acontext_recall)
 
 
 # --- the RAG triad's first leg -----------------------------------------------------------
@@ -412,9 +399,7 @@ async def acontext_relevance(sample: JudgeSample, judge: Judge) -> JudgedResult:
     return scored(m, sample, sum(it["verdict"] for it in items) / len(items), items=items, calls=list(calls))
 
 
-def context_relevance(sample: JudgeSample, judge: Judge) -> JudgedResult:
-    """Sync :func:`acontext_relevance`."""
-    return run_sync(acontext_relevance(sample, judge))
+context_relevance = synced(acontext_relevance)
 
 
 
@@ -444,9 +429,7 @@ async def aword_support(sample: JudgeSample, judge: Judge | None = None) -> Judg
                   detail={"supported": ws.supported, "total": ws.total, "unsupported": list(ws.unsupported)})
 
 
-def word_support(sample: JudgeSample, judge: Judge | None = None) -> JudgedResult:
-    """Sync :func:`aword_support`."""
-    return run_sync(aword_support(sample, judge))
+word_support = synced(aword_support)
 
 
 def default_judged() -> list[str]:
@@ -579,8 +562,4 @@ def _source(metric: Metric) -> Metric:
     return spec.bind(**{k: v for k, v in metric.params if spec.param(k) is not None})
 
 
-def evaluate_judged(samples: Iterable[JudgeSample], judge: Judge | None,
-                    metrics: Sequence[str | Metric] | None = None, *, progress: bool = True,
-                    embed: Callable[[list[str]], np.ndarray] | None = None) -> JudgedReport:
-    """Sync :func:`aevaluate_judged` (safe inside Jupyter)."""
-    return run_sync(aevaluate_judged(samples, judge, metrics, progress=progress, embed=embed))
+evaluate_judged = synced(aevaluate_judged)

@@ -35,7 +35,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook._types import JSONObject
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = ["LABELS", "NLI_PROMPT", "nli_schema", "nli_from_labels", "aclaims", "anli_verdicts",
@@ -57,7 +58,7 @@ NLI_PROMPT = (
 )
 
 
-def nli_schema() -> dict[str, Any]:
+def nli_schema() -> JSONObject:
     """Schema of one NLI verdict: ``{"reason": str, "label": "entailment"|"contradiction"|"neutral"}``."""
     return {"type": "object",
             "properties": {"reason": {"type": "string"}, "label": {"type": "string", "enum": list(LABELS)}},
@@ -158,11 +159,5 @@ async def anli_contradiction(sample: JudgeSample, judge: Judge, *, claims: Seque
     return await _nli_metric("nli_contradiction", sample, judge, claims, max_statements)
 
 
-def nli_faithfulness(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`anli_faithfulness` (safe inside Jupyter)."""
-    return run_sync(anli_faithfulness(sample, judge, **kw))
-
-
-def nli_contradiction(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`anli_contradiction` (safe inside Jupyter)."""
-    return run_sync(anli_contradiction(sample, judge, **kw))
+nli_faithfulness = synced(anli_faithfulness)
+nli_contradiction = synced(anli_contradiction)

@@ -30,9 +30,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from ragworkbook.judging.judge import Judge, JudgeCall, run_sync
+from ragworkbook.judging.datasets import PairwiseInput
+from ragworkbook.judging.judge import Judge, JudgeCall, synced
 from ragworkbook.judging.prompts import PROMPTS, pairwise_schema
 from ragworkbook.outcomes import FAILED, SCORED
 
@@ -120,12 +120,10 @@ async def apairwise(question: str, answer_a: str, answer_b: str, judge: Judge, *
     return PairwiseResult(pair_id, forward, backward, verdict, SCORED, None, reasons, calls)
 
 
-def pairwise(question: str, answer_a: str, answer_b: str, judge: Judge, **kw: Any) -> PairwiseResult:
-    """Sync :func:`apairwise` (safe inside Jupyter)."""
-    return run_sync(apairwise(question, answer_a, answer_b, judge, **kw))
+pairwise = synced(apairwise)
 
 
-async def apairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
+async def apairwise_many(pairs: Sequence[PairwiseInput], judge: Judge, *,
                          progress: bool = True) -> list[PairwiseResult]:
     """:func:`apairwise` over many pairs, concurrently (bounded by the judge), with a progress bar.
 
@@ -136,7 +134,7 @@ async def apairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
 
     bar = tqdm(total=len(pairs), desc="pairwise", disable=not progress)
 
-    async def one(i: int, p: dict[str, Any]) -> PairwiseResult:
+    async def one(i: int, p: PairwiseInput) -> PairwiseResult:
         r = await apairwise(p["question"], p["answer_a"], p["answer_b"], judge, reference=p.get("reference"),
                             context=p.get("context"), pair_id=str(p.get("pair_id", i)))
         bar.update(1)
@@ -148,10 +146,7 @@ async def apairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
         bar.close()
 
 
-def pairwise_many(pairs: Sequence[dict[str, Any]], judge: Judge, *,
-                  progress: bool = True) -> list[PairwiseResult]:
-    """Sync :func:`apairwise_many`."""
-    return run_sync(apairwise_many(pairs, judge, progress=progress))
+pairwise_many = synced(apairwise_many)
 
 
 def position_bias(results: Sequence[PairwiseResult]) -> tuple[int, int]:

@@ -10,7 +10,7 @@ exactly what the judge saw.
 
 from __future__ import annotations
 
-from typing import Any
+from ragworkbook._types import JSONObject
 
 __all__ = [
     "JUDGE_OPTIONS",
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: Options for judge calls: deterministic (temperature 0, seed 0) with room for reasons.
-JUDGE_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "num_predict": 512}
+JUDGE_OPTIONS: dict[str, float] = {"temperature": 0.0, "seed": 0, "num_predict": 512}
 
 SYSTEM_PROMPT = (
     "You are a careful evaluator of question-answering systems. "
@@ -113,7 +113,7 @@ _REASON = {"type": "string"}
 _VERDICT = {"type": "integer", "enum": [0, 1]}
 
 
-def statements_schema(max_statements: int = 10) -> dict[str, Any]:
+def statements_schema(max_statements: int = 10) -> JSONObject:
     """Schema of a claim/statement extraction: ``{"statements": [str, ...]}`` (0..max items)."""
     return {
         "type": "object",
@@ -128,7 +128,7 @@ def statements_schema(max_statements: int = 10) -> dict[str, Any]:
     }
 
 
-def verdicts_schema(n: int) -> dict[str, Any]:
+def verdicts_schema(n: int) -> JSONObject:
     """Schema of ``n`` verdicts in order: ``{"verdicts": [{"reason": str, "verdict": 0|1}] * n}``."""
     if n < 1:
         raise ValueError(f"verdicts_schema needs n >= 1, got {n}")
@@ -150,7 +150,7 @@ def verdicts_schema(n: int) -> dict[str, Any]:
     }
 
 
-def verdict_schema() -> dict[str, Any]:
+def verdict_schema() -> JSONObject:
     """Schema of one verdict: ``{"reason": str, "verdict": 0|1}``."""
     return {
         "type": "object",
@@ -159,7 +159,7 @@ def verdict_schema() -> dict[str, Any]:
     }
 
 
-def questions_schema(n: int) -> dict[str, Any]:
+def questions_schema(n: int) -> JSONObject:
     """Schema of the answer-relevancy generation: ``n`` questions and a noncommittal flag."""
     if n < 1:
         raise ValueError(f"questions_schema needs n >= 1, got {n}")
@@ -178,7 +178,7 @@ def questions_schema(n: int) -> dict[str, Any]:
     }
 
 
-def pairwise_schema(max_reason: int = 150) -> dict[str, Any]:
+def pairwise_schema(max_reason: int = 150) -> JSONObject:
     """Schema of a pairwise verdict: ``{"better": "1" | "2" | "tie", "reason": str}``.
 
     The verdict comes first and the reason is capped at ``max_reason`` characters, so a

@@ -34,9 +34,9 @@ questions from the source answered from the summary; neither is implemented here
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from ragworkbook.judging.judge import Judge, run_sync
+from ragworkbook._types import JSONObject
+from ragworkbook.judging.judge import Judge, synced
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 
 __all__ = ["QG_PROMPT", "QA_PROMPT", "qg_schema", "qa_schema", "questeval_from_answers", "aquesteval",
@@ -60,7 +60,7 @@ QA_PROMPT = (
 )
 
 
-def qg_schema(n: int) -> dict[str, Any]:
+def qg_schema(n: int) -> JSONObject:
     """Schema of the question generation: 1..n ``{"question", "answer"}`` objects."""
     if n < 1:
         raise ValueError(f"qg_schema needs n >= 1, got {n}")
@@ -71,7 +71,7 @@ def qg_schema(n: int) -> dict[str, Any]:
             "required": ["questions"]}
 
 
-def qa_schema() -> dict[str, Any]:
+def qa_schema() -> JSONObject:
     """Schema of one answer from the context: ``{"answer": str, "answerable": 0|1}`` (the answer first,
     so a model that writes in schema order answers before it decides whether it could)."""
     return {"type": "object",
@@ -138,6 +138,4 @@ async def aquesteval(sample: JudgeSample, judge: Judge, *, n_questions: int = 3)
     return scored(m, sample, score, items=items, calls=calls, detail=detail)
 
 
-def questeval(sample: JudgeSample, judge: Judge, **kw: Any) -> JudgedResult:
-    """Sync :func:`aquesteval` (safe inside Jupyter)."""
-    return run_sync(aquesteval(sample, judge, **kw))
+questeval = synced(aquesteval)

@@ -43,9 +43,14 @@ arXiv:2408.08067) and checked against its printed figures (NUMBERS.md, rows D):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ragworkbook._types import JSON
+
+if TYPE_CHECKING:
+    from ragworkbook.judging.datasets import RagCheckerMeta
 
 __all__ = ["meta_eval_correlations", "human_agreement", "correlation", "normalised_delta", "checking_metrics",
            "example_metrics", "METRIC_GROUPS"]
@@ -74,7 +79,7 @@ def normalised_delta(pred: Sequence[tuple[float | None, float | None]]) -> np.nd
     return ((delta - lo) / (hi - lo) - 0.5) * 4 if hi - lo != 0 else delta
 
 
-def meta_eval_correlations(meta: Any = None) -> dict[str, dict[str, tuple[float, float]]]:
+def meta_eval_correlations(meta: RagCheckerMeta | None = None) -> dict[str, dict[str, tuple[float, float]]]:
     """RAGChecker-vs-human and human-vs-human correlations (Pearson, Spearman, x 100, 2 decimals)
     per aspect -> ``{aspect: {"ragchecker": (p, s), "human": (p, s)}}``.
 
@@ -95,14 +100,14 @@ def meta_eval_correlations(meta: Any = None) -> dict[str, dict[str, tuple[float,
     return out
 
 
-def human_agreement(meta: Any, aspect: str) -> tuple[float, float]:
+def human_agreement(meta: RagCheckerMeta, aspect: str) -> tuple[float, float]:
     """Pearson and Spearman (x 100, 2 decimals) between the two annotators' labels on ``aspect``."""
     a1 = np.asarray([p.labels[aspect][0] for p in meta.pairs], dtype=float)
     a2 = np.asarray([p.labels[aspect][1] for p in meta.pairs], dtype=float)
     return correlation(a1, a2)
 
 
-def _entailed(x: Any) -> Any:
+def _entailed(x: JSON) -> bool | np.ndarray:
     if isinstance(x, str):
         return x == "Entailment"
     return np.asarray([_entailed(v) for v in x], dtype=bool)
@@ -112,7 +117,7 @@ def _mean(x: np.ndarray) -> float:
     return float(np.mean(x)) if x.size else 0.0
 
 
-def checking_metrics(result: Mapping[str, Any]) -> dict[str, float]:
+def checking_metrics(result: Mapping[str, JSON]) -> dict[str, float]:
     """RAGChecker's metrics (fractions) of one checked result from its claim-level labels
     (``answer2response``, ``response2answer``, ``retrieved2answer``, ``retrieved2response``;
     the two ``retrieved2*`` are per claim, one label per retrieved chunk)."""
@@ -149,7 +154,7 @@ def checking_metrics(result: Mapping[str, Any]) -> dict[str, float]:
     return m
 
 
-def example_metrics(results: Sequence[Mapping[str, Any]] | None = None) -> dict[str, dict[str, float]]:
+def example_metrics(results: Sequence[Mapping[str, JSON]] | None = None) -> dict[str, dict[str, float]]:
     """RAGChecker's printed metrics of a checked results file: the mean over the results of
     :func:`checking_metrics`, x 100, rounded to 1 decimal, grouped as RAGChecker prints them.
 

@@ -17,12 +17,21 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragworkbook.corpus.jsonfile import DatasetError, PathLike, iter_jsonl
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragworkbook._types import JSON, JSONObject
+    from ragworkbook.judging.check_report import FailureReason
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.judging.ledger import Ledger
+    from ragworkbook.metrics.support import WordSupport
+
 __all__ = ["TASKS", "SIGNALS", "PUBLISHED", "RagTruthSpan", "RagTruthResponse", "RagTruthSet",
-           "load_ragtruth",
+           "load_ragtruth", "JudgeOnRagTruth", "sample_responses",
            "Detection", "SpanDetection", "RagTruthCheck", "ragtruth_check", "detection", "signal_scores",
            "span_detection"]
 
@@ -74,7 +83,7 @@ class RagTruthSet:
         return len(self.responses)
 
 
-def _context(task: str, source: Any, where: str) -> tuple[str | None, str]:
+def _context(task: str, source: JSON, where: str) -> tuple[str | None, str]:
     if task == "QA":
         if not isinstance(source, dict) or not isinstance(source.get("passages"), str):
             raise DatasetError(f"{where}: a QA source needs 'question' and 'passages'")
@@ -88,7 +97,7 @@ def _context(task: str, source: Any, where: str) -> tuple[str | None, str]:
     return None, json.dumps(source, indent=1, ensure_ascii=False)
 
 
-def _spans(labels: Any, where: str) -> tuple[RagTruthSpan, ...]:
+def _spans(labels: JSON, where: str) -> tuple[RagTruthSpan, ...]:
     if not isinstance(labels, list):
         raise DatasetError(f"{where}: field 'labels' must be a list of spans")
     out = []
@@ -185,6 +194,21 @@ class SpanDetection:
 
 
 @dataclass(frozen=True)
+class JudgeOnRagTruth:
+    """The LLM judge measured on RAGTruth: who (``backend:model``), through which judged metric, the
+    signal's name in the rows, how its judgments went and what they cost (the ledger)."""
+
+    judge: str
+    metric: str
+    signal: str
+    judgments: int
+    failures: int
+    undefined: int
+    failure_reasons: dict[str, FailureReason]
+    ledger: Ledger
+
+
+@dataclass(frozen=True)
 class RagTruthCheck:
     """The whole measurement: :class:`Detection` rows per signal and task, the span level of word
     support, the published figures beside them."""
@@ -194,13 +218,24 @@ class RagTruthCheck:
     n_resamples: int
     seed: int
     limit: int | None = None
+    #: how the responses were chosen (every one, or the sample ``limit`` asked for)
+    sample: str = "every response"
+    #: the LLM judge measured beside the signals (None: none)
+    judge: JudgeOnRagTruth | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """A JSON-ready document."""
         from dataclasses import asdict
 
+        judge = None
+        if self.judge is not None:
+            judge = {"judge": self.judge.judge, "metric": self.judge.metric, "signal": self.judge.signal,
+                     "judgments": self.judge.judgments, "failures": self.judge.failures,
+                     "undefined": self.judge.undefined, "failure_reasons": self.judge.failure_reasons,
+                     "unscored_as": 0.5, "ledger": self.judge.ledger.to_dict()}
         return {"dataset": "ragtruth", "n": max((r.n for r in self.rows if r.task == "all"), default=0),
-                "limit": self.limit, "split": "sources halved by sha256(source_id) parity",
+                "limit": self.limit, "sample": self.sample, "judge": judge,
+                "split": "sources halved by sha256(source_id) parity",
                 "bootstrap": f"percentile, over responses, {self.n_resamples} resamples, seed {self.seed}",
                 "rows": [asdict(r) for r in self.rows], "spans": asdict(self.spans) if self.spans else None,
                 "published": [dict(detector=d, precision=p, recall=r, f1=f) for d, p, r, f in PUBLISHED],
@@ -211,11 +246,24 @@ class RagTruthCheck:
         n = max((r.n for r in self.rows if r.task == "all"), default=0)
         pos = max((r.hallucinated for r in self.rows if r.task == "all"), default=0)
         lines = [f"RAGTruth, response level: {n:,} responses, {pos:,} hallucinated ({pos / max(n, 1):.1%}); "
-                 "hallucinated = at least one labelled span",
-                 "threshold chosen on one half of the sources (sha256 of the source id), applied to the "
-                 f"other; AUROC interval: percentile bootstrap over responses ({self.n_resamples} resamples)",
-                 f"{'signal':<14} {'task':<9} {'n':>5} {'halluc.':>7}  {'AUROC':>5} {'95% interval':<15} "
-                 f"{'P':>5} {'R':>5} {'F1':>5}"]
+                 "hallucinated = at least one labelled span"]
+        if self.judge is not None:
+            from ragworkbook.judging.ledger import format_ledger
+
+            j = self.judge
+            lines.append(f"sample: {self.sample}")
+            lines.append(f"judge: {j.judge}; signal {j.signal!r} = 1 - {j.metric} (higher = more likely "
+                         f"hallucinated); judgments {j.judgments}, failed {j.failures}, "
+                         f"undefined {j.undefined} (a response without a score counts 0.5: no evidence "
+                         "either way)")
+            lines += [f"   failed {got['count']}: {reason}; first: {got['example']}"
+                      for reason, got in j.failure_reasons.items()]
+            lines += format_ledger(j.ledger, j.judge).splitlines()
+        lines += ["threshold chosen on one half of the sources (sha256 of the source id), applied to the "
+                  "other; AUROC interval: percentile bootstrap over responses "
+                  f"({self.n_resamples} resamples)",
+                  f"{'signal':<14} {'task':<9} {'n':>5} {'halluc.':>7}  {'AUROC':>5} {'95% interval':<15} "
+                  f"{'P':>5} {'R':>5} {'F1':>5}"]
         for r in self.rows:
             lines.append(f"{r.signal:<14} {r.task:<9} {r.n:>5} {r.hallucinated:>7}  {r.auroc:5.3f} "
                          f"[{r.auroc_low:.3f}, {r.auroc_high:.3f}]  {r.precision:5.3f} {r.recall:5.3f} "
@@ -240,7 +288,7 @@ def _half(source_id: str) -> int:
     return int(hashlib.sha256(source_id.encode("utf-8")).hexdigest(), 16) % 2
 
 
-def _auroc(y: Any, x: Any) -> float | None:
+def _auroc(y: np.ndarray, x: np.ndarray) -> float | None:
     """Mann-Whitney AUROC (ties half); None when one class is missing."""
     import numpy as np
     from scipy.stats import rankdata
@@ -253,7 +301,7 @@ def _auroc(y: Any, x: Any) -> float | None:
     return float((ranks[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0)) if np.isfinite(ranks).all() else None
 
 
-def _best_threshold(y: Any, x: Any) -> float:
+def _best_threshold(y: np.ndarray, x: np.ndarray) -> float:
     """The score threshold (flag at or above it) with the best F1 of the hallucinated class on ``y, x``
     (the lowest such threshold on a tie)."""
     import numpy as np
@@ -270,8 +318,8 @@ def _best_threshold(y: Any, x: Any) -> float:
     return at
 
 
-def detection(signal: str, task: str, y: Any, x: Any, halves: Any, *, n_resamples: int = 2000,
-              seed: int = 0) -> Detection:
+def detection(signal: str, task: str, y: np.ndarray, x: np.ndarray, halves: np.ndarray, *,
+              n_resamples: int = 2000, seed: int = 0) -> Detection:
     """AUROC (with its bootstrap interval over responses) and the cross-half thresholded P / R / F1 of one
     signal: for each half of the sources the threshold is the best-F1 one on the other half."""
     import numpy as np
@@ -297,13 +345,13 @@ def detection(signal: str, task: str, y: Any, x: Any, halves: Any, *, n_resample
                      (chosen[0], chosen[1]))
 
 
-def _word_supports(responses: list[RagTruthResponse]) -> list[Any]:
+def _word_supports(responses: list[RagTruthResponse]) -> list[WordSupport]:
     from ragworkbook.metrics.support import word_support
 
     return [word_support(r.response, r.context) for r in responses]
 
 
-def signal_scores(responses: list[RagTruthResponse], signal: str, supports: list[Any] | None = None
+def signal_scores(responses: list[RagTruthResponse], signal: str, supports: list[WordSupport] | None = None
                   ) -> list[float]:
     """Each response's hallucination score under ``signal`` (one of :data:`SIGNALS`); ``supports``: the
     responses' word supports when already computed."""
@@ -322,7 +370,8 @@ def signal_scores(responses: list[RagTruthResponse], signal: str, supports: list
     raise ValueError(f"unknown signal {signal!r}; choose from: {', '.join(SIGNALS)}")
 
 
-def span_detection(responses: list[RagTruthResponse], supports: list[Any] | None = None) -> SpanDetection:
+def span_detection(responses: list[RagTruthResponse], supports: list[WordSupport] | None = None
+                   ) -> SpanDetection:
     """Word support's unsupported content words against the labelled spans: a content word of a response
     is *labelled* when it overlaps a span, *flagged* when word support lists it as not found in the
     context."""
@@ -347,32 +396,82 @@ def span_detection(responses: list[RagTruthResponse], supports: list[Any] | None
     return SpanDetection(n, labelled, flagged, p, rc, 2 * p * rc / (p + rc) if p + rc else 0.0)
 
 
+def sample_responses(responses: list[RagTruthResponse], limit: int, *, seed: int | None = None
+                     ) -> list[RagTruthResponse]:
+    """``limit`` responses taken round-robin over the tasks (so each task gets its share): in file order
+    when ``seed`` is None, else each task's responses shuffled first with ``random.Random(seed)`` (a
+    seeded sample spread over many sources, for a slow judge's few responses)."""
+    import random
+
+    by_task: dict[str, list[RagTruthResponse]] = {}
+    for r in responses:
+        by_task.setdefault(r.task, []).append(r)
+    if seed is not None:
+        rng = random.Random(seed)
+        for group in by_task.values():
+            rng.shuffle(group)
+    mixed = [g[j] for j in range(max(map(len, by_task.values()), default=0)) for g in by_task.values()
+             if j < len(g)]
+    return mixed[:limit]
+
+
+def _judge_scores(responses: list[RagTruthResponse], judge: Judge, metric: str, progress: bool
+                  ) -> tuple[list[float], JudgeOnRagTruth]:
+    """The judge's hallucination score per response (1 - the judged metric; 0.5 when it gave none) and
+    how its judgments went."""
+    from ragworkbook.judging.check_report import failure_reasons, judge_name
+    from ragworkbook.judging.metrics import evaluate_judged
+    from ragworkbook.judging.results import JudgeSample
+    from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
+
+    samples = [JudgeSample(question=r.question or "", answer=r.response, contexts=[r.context],
+                           sample_id=r.id) for r in responses]
+    report = evaluate_judged(samples, judge, [metric], progress=progress)
+    results = report.results[metric]
+    scores = [1.0 - float(r.score) if r.outcome == SCORED and r.score is not None else 0.5 for r in results]
+    return scores, JudgeOnRagTruth(
+        judge=judge_name(judge), metric=metric, signal="llm-judge", judgments=len(results),
+        failures=sum(r.outcome == FAILED for r in results),
+        undefined=sum(r.outcome == UNDEFINED for r in results),
+        failure_reasons=failure_reasons(results), ledger=report.ledger)
+
+
 def ragtruth_check(signals: tuple[str, ...] = SIGNALS, *, limit: int | None = None,
                    n_resamples: int = 2000, seed: int = 0, spans: bool = True,
-                   data: RagTruthSet | None = None) -> RagTruthCheck:
+                   data: RagTruthSet | None = None, judge: Judge | None = None, metric: str = "faithfulness",
+                   progress: bool = False) -> RagTruthCheck:
     """Response-level hallucination detection on RAGTruth for each signal, overall and per task (QA,
     Summary, Data2txt), and word support's span level. ``limit``: the first N responses in round-robin
-    order over the tasks (None or 0: all)."""
+    order over the tasks (None or 0: all); with a ``judge``, a seeded sample instead
+    (:func:`sample_responses` with ``seed``), so that a slow judge's few responses spread over many
+    sources. ``judge``: an LLM judge whose ``metric`` (a judged metric, default faithfulness) becomes
+    the first signal (1 - the score), measured on the same responses as the others."""
     import numpy as np
 
     responses = list(data if data is not None else load_ragtruth())
+    n_all = len(responses)
+    sample = "every response"
     if limit:
-        by_task: dict[str, list[RagTruthResponse]] = {}
-        for r in responses:
-            by_task.setdefault(r.task, []).append(r)
-        mixed = [g[j] for j in range(max(map(len, by_task.values()))) for g in by_task.values() if j < len(g)]
-        responses = mixed[:limit]
+        responses = sample_responses(responses, limit, seed=seed if judge is not None else None)
+        sample = (f"{len(responses)} of {n_all} responses, round-robin over the tasks"
+                  + (f", each task shuffled with seed {seed}" if judge is not None else ", in file order"))
     y = np.array([int(r.hallucinated) for r in responses])
     halves = np.array([_half(r.source_id) for r in responses])
     tasks = np.array([r.task for r in responses])
     supports = _word_supports(responses) if "word-support" in signals else None
+    scored: list[tuple[str, list[float]]] = []
+    judged = None
+    if judge is not None:
+        judge_scores, judged = _judge_scores(responses, judge, metric, progress)
+        scored.append((judged.signal, judge_scores))
+    scored += [(signal, signal_scores(responses, signal, supports)) for signal in signals]
     rows = []
-    for signal in signals:
-        x = np.asarray(signal_scores(responses, signal, supports), dtype=float)
+    for signal, values in scored:
+        x = np.asarray(values, dtype=float)
         for task in ("all", *dict.fromkeys(TASKS.values())):
             keep = np.ones(y.size, bool) if task == "all" else tasks == task
             if keep.any():
                 rows.append(detection(signal, task, y[keep], x[keep], halves[keep], n_resamples=n_resamples,
                                       seed=seed))
     span = span_detection(responses, supports) if spans and supports is not None else None
-    return RagTruthCheck(rows, span, n_resamples, seed, limit or None)
+    return RagTruthCheck(rows, span, n_resamples, seed, limit or None, sample, judged)

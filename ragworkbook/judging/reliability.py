@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypeAlias, runtime_checkable
 
-from ragworkbook.judging.check import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA
+from ragworkbook._types import JSON, JSONObject
+from ragworkbook.judging.check_catalogue import MIN_LABELLED_PAIRS, RELIABILITY_MIN_KAPPA
 from ragworkbook.metrics.registry import Metric, parse_metric
 
 __all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "describe", "read_check"]
@@ -47,7 +48,18 @@ __all__ = ["UNMEASURED", "unmeasured", "card_metric", "cards_for", "trusted", "d
 UNMEASURED = "unmeasured"
 
 
-def unmeasured(judge: str = "", model: str = "") -> dict[str, Any]:
+@runtime_checkable
+class HasReliability(Protocol):
+    """A measured judge-check (:class:`~ragworkbook.judging.check.JudgeCheck`): it gives its card."""
+
+    def reliability(self) -> JSONObject: ...
+
+
+#: What ``cards_for`` takes for one check: a judge-check result, or its JSON (a card, or the whole document).
+CheckGiven: TypeAlias = HasReliability | Mapping[str, JSON]
+
+
+def unmeasured(judge: str = "", model: str = "") -> JSONObject:
     """The card of a judge nobody measured."""
     return {"status": UNMEASURED, "judge": judge, "model": model}
 
@@ -77,7 +89,7 @@ def _model_of(judge_name: str) -> str:
     return core.split(":", 1)[1] if ":" in core else core
 
 
-def read_check(path: str | Path) -> dict[str, Any]:
+def read_check(path: str | Path) -> JSONObject:
     """A saved judge-check (``ragworkbook judge-check --out FILE``) as a card; ValueError naming the file
     when it is not one (missing, a folder, unreadable, not UTF-8 text, not JSON, nested too deeply,
     another document), and a pipe nothing writes to is an error, not a hang."""
@@ -109,7 +121,8 @@ def read_check(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{p}: not a judge-check result ({exc}); {expected}") from None
 
 
-def cards_for(metrics: Iterable[Metric], checks: Any, judge: str, model: str) -> dict[str, dict[str, Any]]:
+def cards_for(metrics: Iterable[Metric], checks: CheckGiven | Sequence[CheckGiven] | None, judge: str,
+              model: str) -> dict[str, JSONObject]:
     """The card of every judged metric in ``metrics`` for a run judged by ``judge`` (``backend:model``).
 
     ``checks`` is None, a :class:`~ragworkbook.judging.check.JudgeCheck`, a card dict
@@ -119,15 +132,15 @@ def cards_for(metrics: Iterable[Metric], checks: Any, judge: str, model: str) ->
     computed without an LLM, such as ``word_support``).
     """
     if checks is None:
-        items: list[Any] = []
+        items: list[CheckGiven] = []
     elif isinstance(checks, (list, tuple)):
         items = list(checks)
     else:
         items = [checks]
-    cards: dict[str, dict[str, Any]] = {}
+    cards: dict[str, JSONObject] = {}
     for c in items:
-        card = c.reliability() if hasattr(c, "reliability") else _from_mapping(c)
-        cards[card["metric"]] = card
+        card = c.reliability() if isinstance(c, HasReliability) else _from_mapping(c)
+        cards[str(card["metric"])] = card
     out = {}
     for m in metrics:
         kind = m.spec.derived_from or m.spec.name
@@ -143,7 +156,7 @@ def cards_for(metrics: Iterable[Metric], checks: Any, judge: str, model: str) ->
     return out
 
 
-def _from_mapping(c: Any) -> dict[str, Any]:
+def _from_mapping(c: object) -> JSONObject:
     if not isinstance(c, Mapping):
         raise TypeError(f"a judge reliability is a JudgeCheck or its JSON (a dict), got {type(c).__name__}")
     if isinstance(c.get("card"), Mapping):
@@ -166,7 +179,7 @@ def _from_mapping(c: Any) -> dict[str, Any]:
     return card
 
 
-def _num(x: Any) -> float | None:
+def _num(x: JSON) -> float | None:
     if x is None or isinstance(x, bool):
         return None
     try:
@@ -176,7 +189,7 @@ def _num(x: Any) -> float | None:
     return None if math.isnan(v) else v
 
 
-def trusted(card: Mapping[str, Any] | None, min_kappa: float = RELIABILITY_MIN_KAPPA,
+def trusted(card: Mapping[str, JSON] | None, min_kappa: float = RELIABILITY_MIN_KAPPA,
             min_pairs: int = MIN_LABELLED_PAIRS) -> tuple[bool, str]:
     """Whether a judged metric with this card may be rated or gated, and if not, why (one sentence).
 
@@ -222,7 +235,7 @@ def trusted(card: Mapping[str, Any] | None, min_kappa: float = RELIABILITY_MIN_K
     return True, ""
 
 
-def describe(card: Mapping[str, Any] | None) -> str:
+def describe(card: Mapping[str, JSON] | None) -> str:
     """One line for a table: ``kappa 0.12 [-0.20, 0.41], pairwise accuracy 0.44 (baseline word overlap
     0.95), wikieval-faithfulness, n = 30`` or ``unmeasured``."""
     if card is None:

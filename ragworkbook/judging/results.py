@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
+from ragworkbook._types import JSONObject
 from ragworkbook.judging.judge import JudgeCall
 from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED, Aggregate, Unscored, aggregate
 
@@ -96,8 +97,8 @@ class JudgedResult:
     score: float | None
     outcome: str = SCORED
     reason: str | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
-    detail: dict[str, Any] = field(default_factory=dict)
+    items: list[JSONObject] = field(default_factory=list)
+    detail: JSONObject = field(default_factory=dict)
     calls: list[JudgeCall] = field(default_factory=list)
     error: str | None = None
 
@@ -126,13 +127,22 @@ class JudgedResult:
         return [r for c in self.calls for r in c.raw_outputs]
 
 
+class ResultParts(TypedDict, total=False):
+    """What a judged result may carry besides its score: the per-item judgments (claims, chunks, ...),
+    free detail, and the judge calls made."""
+
+    items: list[JSONObject]
+    detail: JSONObject
+    calls: list[JudgeCall]
+
+
 def scored(metric: str, sample: JudgeSample, score: float, reason: str | None = None,
-           **kw: Any) -> JudgedResult:
+           **kw: Unpack[ResultParts]) -> JudgedResult:
     """A scored result (``reason`` names a special case, e.g. ``"noncommittal"``)."""
     return JudgedResult(metric, sample.sample_id, float(score), SCORED, reason, **kw)
 
 
-def undefined(metric: str, sample: JudgeSample, reason: str, **kw: Any) -> JudgedResult:
+def undefined(metric: str, sample: JudgeSample, reason: str, **kw: Unpack[ResultParts]) -> JudgedResult:
     """A result with no value by definition (``reason``: ``"no_claims"``, ``"empty_reference"``...)."""
     return JudgedResult(metric, sample.sample_id, None, UNDEFINED, reason, **kw)
 

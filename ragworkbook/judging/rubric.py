@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragworkbook._types import JSON, JSONObject
 from ragworkbook.judging.judge import Judge
 from ragworkbook.judging.results import JudgedResult, JudgeSample, failed, scored, undefined
 from ragworkbook.metrics.registry import REGISTRY, MetricSpec, register
@@ -107,13 +108,13 @@ class Rubric:
         """A score of the scale mapped to [0, 1]: ``(rating - low) / (high - low)``."""
         return (float(rating) - self.low) / (self.high - self.low)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The rubric as a rubric file holds it."""
         return {"name": self.name, "criterion": self.criterion, "scale": list(self.scale),
                 "evidence": list(self.evidence), "steps": list(self.steps), "title": self.title}
 
 
-def rubric_schema(rubric: Rubric) -> dict[str, Any]:
+def rubric_schema(rubric: Rubric) -> JSONObject:
     """The judge's answer: ``{"score": int in the scale, "reason": str}`` (the score first, the reason
     capped, so a small model cannot spend its tokens on the reason and leave the JSON unfinished)."""
     return {"type": "object",
@@ -203,7 +204,7 @@ def register_rubric(rubric: Rubric | str, **fields: Any) -> MetricSpec:
     return register(rubric_metric(rubric))
 
 
-def rubric_from_dict(data: Mapping[str, Any], where: str = "rubric") -> Rubric:
+def rubric_from_dict(data: Mapping[str, JSON], where: str = "rubric") -> Rubric:
     """A :class:`Rubric` from a rubric file's object; ValueError naming ``where`` and the field."""
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: a rubric is a JSON object with 'name' and 'criterion', got "

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragworkbook.judging.judge import Judge, run_sync
+from ragworkbook.judging.judge import Judge, synced
 from ragworkbook.judging.metrics import (
     aanswer_relevancy,
     acontext_relevance,
@@ -109,9 +109,7 @@ async def arag_triad(sample: JudgeSample, judge: Judge, *, claims: Sequence[str]
     return TriadResult(sample.sample_id, cr, gr, ar)
 
 
-def rag_triad(sample: JudgeSample, judge: Judge, **kw: Any) -> TriadResult:
-    """Sync :func:`arag_triad` (safe inside Jupyter)."""
-    return run_sync(arag_triad(sample, judge, **kw))
+rag_triad = synced(arag_triad)
 
 
 async def arag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
@@ -133,10 +131,7 @@ async def arag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
         bar.close()
 
 
-def rag_triad_many(samples: Iterable[JudgeSample], judge: Judge, *,
-                   progress: bool = True) -> list[TriadResult]:
-    """Sync :func:`arag_triad_many`."""
-    return run_sync(arag_triad_many(samples, judge, progress=progress))
+rag_triad_many = synced(arag_triad_many)
 
 
 def triad_aggregates(results: Sequence[TriadResult]) -> dict[str, Aggregate]:

@@ -160,10 +160,12 @@ def test_ragchecker_pairs_position_bias_inconsistency_and_failures():
 
 
 def test_ragchecker_half_credit_when_the_judge_cannot_tell():
-    from ragworkbook.judging.check import _pair_credit
+    from ragworkbook.stats.judge_table import JudgeTable, PairChoice, judge_statistics
 
-    assert [_pair_credit(v, "A") for v in ("A", "B", "tie", "inconsistent", None)] == [1.0, 0.0, 0.5, 0.5,
-                                                                                       None]
+    verdicts = ("A", "B", "tie", "inconsistent", None)
+    table = JudgeTable((), tuple(PairChoice(i, "A", v) for i, v in enumerate(verdicts)), ("A", "tie", "B"))
+    pa = judge_statistics(table, n_resamples=50).pairwise_accuracy
+    assert (pa.wins, pa.ties, pa.losses, pa.n) == (1, 2, 1, 4) and pa.too_few
 
 
 def test_bad_arguments():

@@ -436,3 +436,29 @@ def test_schemas_work_with_the_embedded_backend():
     assert r.score == float(answer["verdict"])
     again = context_precision(sample, Judge(gen, options={"num_predict": 256}))  # a fresh cache
     assert again.calls[0].raw_outputs == call.raw_outputs
+
+
+def test_synced_is_the_blocking_twin_with_the_same_signature_and_works_inside_a_running_loop():
+    import asyncio
+    import inspect
+
+    from ragworkbook.judging.judge import synced
+    from ragworkbook.judging.metrics import afaithfulness, faithfulness
+
+    async def adouble(x: int, *, by: int = 2) -> int:
+        """Double ``x``."""
+        await asyncio.sleep(0)
+        return x * by
+
+    double = synced(adouble)
+    assert double(3) == 6 and double(3, by=3) == 9
+    assert double.__name__ == "double" and not inspect.iscoroutinefunction(double)
+    assert inspect.signature(double) == inspect.signature(adouble)
+    assert double.__doc__.startswith("Sync :func:`adouble`") and "Double ``x``." in double.__doc__
+
+    async def in_a_notebook_cell() -> int:  # Jupyter runs cells inside a live loop
+        return double(5)
+
+    assert asyncio.run(in_a_notebook_cell()) == 10
+    assert faithfulness.__name__ == "faithfulness"
+    assert inspect.signature(faithfulness) == inspect.signature(afaithfulness)

@@ -107,5 +107,94 @@ def test_judge_check_on_ragtruth_prints_the_table_and_the_published_figures(caps
     assert main(["judge-check", "--dataset", "ragtruth", "--limit", "30"]) == 0
     out = capsys.readouterr().out
     assert "prompt, gpt-4-turbo: P 46.9 / R 97.9, F1 63.4" in out and "caveat:" in out
-    assert main(["judge-check", "--dataset", "ragtruth", "--backend", "embedded"]) == 2
-    assert "--backend" in capsys.readouterr().err
+    assert main(["judge-check", "--dataset", "ragtruth", "--threshold", "0.5"]) == 2
+    assert "--threshold" in capsys.readouterr().err
+
+
+def _synthetic(tmp_path, n_sources=12):
+    """QA and Summary sources, each with a faithful response (words of its passage) and a hallucinated one
+    (words found nowhere in it, one labelled span)."""
+    lines = {"ragtruth_qa.jsonl": [], "ragtruth_summary.jsonl": [], "ragtruth_data2txt.jsonl": []}
+    for i in range(n_sources):
+        passage = f"The harbour town number {i} exports salted herring and woollen cloth every autumn."
+        bad = f"Source {i} says volcanoes erupted beneath frozen glaciers yesterday."
+        span = {"start": 0, "end": len(bad), "text": bad, "label_type": "Evident Baseless Info"}
+        responses = [{"response": f"Town {i} exports salted herring and woollen cloth.", "model": "m1",
+                      "labels": []},
+                     {"response": bad, "model": "m2", "labels": [span]}]
+        if i % 2:
+            question = f"What does town {i} export?"
+            rec = {"source_id": f"s{i}", "source": {"question": question, "passages": passage},
+                   "responses": responses}
+            lines["ragtruth_qa.jsonl"].append(json.dumps(rec))
+        else:
+            lines["ragtruth_summary.jsonl"].append(json.dumps({"source_id": f"s{i}", "source": passage,
+                                                                "responses": responses}))
+    for name, recs in lines.items():
+        (tmp_path / name).write_text("".join(r + "\n" for r in recs), encoding="utf-8")
+    return load_ragtruth(tmp_path)
+
+
+def test_an_llm_judge_on_ragtruth_is_one_more_signal_on_the_same_sampled_responses(tmp_path):
+    from fakes.judges import RuleJudge
+
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.judging.ragtruth import ragtruth_check, sample_responses
+
+    data = _synthetic(tmp_path)
+    picked = sample_responses(list(data), 10, seed=0)
+    assert len(picked) == 10 and Counter(r.task for r in picked) == {"QA": 5, "Summary": 5}
+    assert picked != sample_responses(list(data), 10)  # seeded: not the file order
+    gen = RuleJudge()
+    r = ragtruth_check(signals=("word-support", "always"), limit=10, data=data, judge=Judge(gen),
+                       n_resamples=100, spans=False)
+    assert r.judge is not None and r.judge.signal == "llm-judge"
+    assert (r.judge.judgments, r.judge.failures) == (10, 0) and gen.calls > 0
+    assert r.judge.ledger.total.requests == gen.calls
+    rows = {(d.signal, d.task): d for d in r.rows}
+    assert {s for s, _ in rows} == {"llm-judge", "word-support", "always"}
+    # the same ten responses under every signal, per task too
+    assert {d.n for (_, t), d in rows.items() if t == "all"} == {10}
+    assert rows[("llm-judge", "all")].auroc == 1.0  # the rule judge finds the invented words
+    assert rows[("always", "all")].auroc == 0.5
+    doc = r.to_dict()
+    assert doc["judge"]["failures"] == 0 and doc["judge"]["ledger"]["total"]["requests"] == gen.calls
+    assert "each task shuffled with seed 0" in doc["sample"]
+    text = r.format()
+    assert "sample: 10 of 24 responses, round-robin over the tasks, each task shuffled with seed 0" in text
+    assert "judge: fake:rule-judge; signal 'llm-judge' = 1 - faithfulness" in text
+    assert "judge cost" in text and "llm-judge      all" in text
+
+
+def test_failed_judgments_on_ragtruth_are_counted_and_score_half(tmp_path):
+    from fakes.judges import GarbageJudge
+
+    from ragworkbook.judging.judge import Judge
+    from ragworkbook.judging.ragtruth import ragtruth_check
+
+    r = ragtruth_check(signals=("always",), limit=6, data=_synthetic(tmp_path), judge=Judge(GarbageJudge()),
+                       n_resamples=50, spans=False)
+    assert (r.judge.judgments, r.judge.failures) == (6, 6) and r.judge.failure_reasons
+    assert r.judge.ledger.total.failed == 6
+    judged = next(d for d in r.rows if d.signal == "llm-judge" and d.task == "all")
+    assert judged.n == 6 and judged.auroc == 0.5  # every response 0.5: no evidence either way
+    assert "failed 6" in r.format()
+
+
+def test_judge_check_ragtruth_with_a_backend_judges_a_sample(tmp_path, monkeypatch, capsys):
+    from fakes.judges import RuleJudge
+
+    import ragworkbook.judging.ragtruth as rt
+    from ragworkbook import cli
+
+    data = _synthetic(tmp_path)
+    monkeypatch.setattr(rt, "load_ragtruth", lambda folder=None: data)
+    monkeypatch.setattr(cli._common, "generator", lambda args, announce: RuleJudge())
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama", "--limit", "8", "--json",
+                     "--no-progress"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["n"] == 8 and doc["judge"]["judge"] == "fake:rule-judge" and doc["judge"]["judgments"] == 8
+    assert {r["signal"] for r in doc["rows"]} >= {"llm-judge", "word-support", "word-overlap"}
+    # a judge is slow: judging every response must be asked for
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama"]) == 2
+    assert "give --limit N (a seeded sample" in capsys.readouterr().err
