@@ -152,7 +152,7 @@ class JudgeCheck:
                                "failures": self.failures,
                                "undefined": self.undefined, "judgments": self.judgments,
                                "failure_reasons": self.failure_reasons}
-        out.update({k: _jsonable(v) for k, v in self.stats.items()})
+        out.update({k: figure_json(v) for k, v in self.stats.items()})
         out["card"] = self.reliability()
         out["settings"] = dict(self.settings)
         out["documented"] = self.documented
@@ -176,10 +176,10 @@ class JudgeCheck:
                                 "n_pairs": pa.n if pa is not None else 0, "failures": self.failures}
         for key in ("kappa", "agreement", "pairwise_accuracy"):
             if key in self.stats:
-                card[key] = _jsonable(self.stats[key])
+                card[key] = figure_json(self.stats[key])
         base = self.stats.get("baseline")
         if base is not None:
-            card["baseline"] = {k: _jsonable(base[k]) for k in ("name", "pairwise_accuracy", "difference",
+            card["baseline"] = {k: figure_json(base[k]) for k in ("name", "pairwise_accuracy", "difference",
                                                                  "p_value", "verdict")}
         return card
 
@@ -232,7 +232,7 @@ class JudgeCheck:
         diff = base["difference"]
         return [f"   baseline, {base['name']} ({base['definition']}), same pairs: "
                 f"{_est(base['pairwise_accuracy'])}",
-                f"   judge minus baseline: {_signed(diff)} on {diff.n} pairs, p = {_p(base['p_value'])}: "
+                f"   judge minus baseline: {_signed(diff)} on {diff.n} pairs, p = {_dec3(base['p_value'])}: "
                 f"{_verdict_text(base['verdict'])}"]
 
     def _format_binary(self) -> list[str]:
@@ -242,8 +242,8 @@ class JudgeCheck:
                 f"{s['agreement'].n} items):",
                 f"   raw agreement {_est(s['agreement'])}   Cohen's kappa {_est(s['kappa'])}",
                 f"   TPR (good judged good) {_est(s['tpr'])}   TNR (bad judged bad) {_est(s['tnr'])}",
-                f"   majority-class baseline: always {base['label']} -> agreement {_num(base['agreement'])}, "
-                "kappa 0"]
+                f"   majority-class baseline: always {base['label']} -> agreement "
+                f"{_dec3(base['agreement'])}, kappa 0"]
 
     def _format_pairwise(self) -> list[str]:
         s = self.stats
@@ -259,7 +259,7 @@ class JudgeCheck:
                 f"kappa {_est(s['kappa_annotator2'])}",
                 "ceiling, annotator 1 vs annotator 2 on all these pairs: agreement "
                 f"{_est(s['annotator_agreement'])}, kappa {_est(s['annotator_kappa'])}",
-                f"majority-class baseline: always {base['label']} -> agreement {_num(base['agreement'])}, "
+                f"majority-class baseline: always {base['label']} -> agreement {_dec3(base['agreement'])}, "
                 "kappa 0",
                 f"position bias: chose the answer shown first in {pb['first']} of {pb['decisive']} decisive "
                 f"order-verdicts = {_est(pb['rate'])} (no bias: 0.500)",
@@ -267,12 +267,9 @@ class JudgeCheck:
                 f"annotators {_est(s['win_rate_annotators'])}"]
 
 
-def _num(x: float | None) -> str:
+def _dec3(x: float | None) -> str:
+    """A number to 3 decimals, "n/a" when there is none (None or NaN)."""
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
-
-
-def _p(p: float | None) -> str:
-    return "n/a" if p is None or math.isnan(p) else f"{p:.3f}"
 
 
 def _est(e: Estimate | CreditEstimate | float | None) -> str:
@@ -301,7 +298,7 @@ def _verdict_text(verdict: str) -> str:
             "too few": "too few pairs to compare"}.get(verdict, verdict)
 
 
-def _jsonable(v: object) -> JSON:
+def figure_json(v: object) -> JSON:
     """A figure (an Estimate, a pairwise accuracy, a dict of them, a number) as JSON: NaN -> null, an
     infinite bound -> "inf" / "-inf"."""
     if isinstance(v, CreditEstimate):
@@ -315,7 +312,7 @@ def _jsonable(v: object) -> JSON:
             d["high"] = "inf"
         return d
     if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
+        return {k: figure_json(x) for k, x in v.items()}
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
     return v  # type: ignore[return-value]  # the rest is JSON already (str, int, float, list, None)

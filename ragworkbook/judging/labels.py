@@ -191,12 +191,12 @@ class LabelCheck:
     failure_reasons: dict[str, FailureReason] = field(default_factory=dict)
 
     def to_dict(self) -> JSONObject:
-        from ragworkbook.judging.check_report import _jsonable
+        from ragworkbook.judging.check_report import figure_json
 
         return {"labels": self.labels, "metric": self.metric, "judge": self.judge, "n": self.n,
                 "failures": self.failures, "undefined": self.undefined,
                 "failure_reasons": self.failure_reasons,
-                **{k: _jsonable(v) for k, v in self.stats.items()}, "settings": dict(self.settings),
+                **{k: figure_json(v) for k, v in self.stats.items()}, "settings": dict(self.settings),
                 "items": self.items}
 
     def format(self) -> str:

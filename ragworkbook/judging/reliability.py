@@ -179,7 +179,7 @@ def _from_mapping(c: object) -> JSONObject:
     return card
 
 
-def _num(x: JSON) -> float | None:
+def _finite(x: JSON) -> float | None:
     if x is None or isinstance(x, bool):
         return None
     try:
@@ -213,23 +213,24 @@ def trusted(card: Mapping[str, JSON] | None, min_kappa: float = RELIABILITY_MIN_
         return False, (f"too few labelled pairs to trust the judge: {int(pairs)} scored pairs on {where}, "
                        f"fewer than {min_pairs} (with so few, agreement can be perfect by luck); not rated")
     k = card.get("kappa") or {}
-    value, low = _num(k.get("value")), _num(k.get("low"))
+    value, low = _finite(k.get("value")), _finite(k.get("low"))
     if value is None or low is None:
         why = "too few items" if k.get("note") else "undefined"
         return False, f"the judge's kappa on {where} is {why}; not rated"
     if low <= min_kappa:
         return False, (f"judge agreement not shown high enough to rate: Cohen's kappa {value:.2f} "
-                       f"[{low:.2f}, {_num(k.get('high')) or 0:.2f}] on {where} (n = {card.get('n')} pairs); "
+                       f"[{low:.2f}, {_finite(k.get('high')) or 0:.2f}] on {where} "
+                       f"(n = {card.get('n')} pairs); "
                        f"its lower bound must be above {min_kappa:.2f}")
     base = card.get("baseline")
     if not isinstance(base, Mapping) or not isinstance(base.get("difference"), Mapping):
         return False, (f"no baseline comparison in the judge's card ({where}): re-run `ragworkbook "
                        "judge-check` so that the card says whether the judge beats its baseline; not rated")
     d = base["difference"]
-    d_value, d_low = _num(d.get("value")), _num(d.get("low"))
+    d_value, d_low = _finite(d.get("value")), _finite(d.get("low"))
     if d_value is None or d_low is None or d_low <= 0:
         shown = "n/a" if d_value is None else f"{d_value:+.2f}"
-        interval = "" if d_low is None else f" [{d_low:+.2f}, {(_num(d.get('high')) or 0):+.2f}]"
+        interval = "" if d_low is None else f" [{d_low:+.2f}, {(_finite(d.get('high')) or 0):+.2f}]"
         return False, (f"the judge is not shown better than its baseline ({base.get('name')}): pairwise "
                        f"accuracy difference {shown}{interval} on {where}; not rated")
     return True, ""
