@@ -49,7 +49,7 @@ from typing import TypeAlias, TypeVar
 
 from ragworkbook._types import JSON
 
-__all__ = ["PIPE_WAIT", "DiskFull", "OutputConflict", "as_regular_file", "atomic_write_bytes",
+__all__ = ["PIPE_WAIT", "DiskFull", "OutputConflict", "as_regular_file", "atomic_write_bytes", "saved_first",
            "atomic_write_text", "atomic_write_json", "check_output", "check_writable", "check_not_input",
            "file_lock", "is_pipe", "locked_update", "read_input", "release_outputs"]
 
@@ -488,3 +488,15 @@ def as_regular_file(path: str | os.PathLike[str], what: str = "file") -> Iterato
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def saved_first(save: Callable[[], object]) -> Iterator[None]:
+    """Run the block; when it is interrupted (Ctrl-C, SIGTERM, SIGHUP) or fails, call ``save`` before the
+    error goes on, so the work done is kept. A failure of ``save`` itself does not hide the original error."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            save()
+        raise

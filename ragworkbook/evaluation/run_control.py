@@ -15,6 +15,7 @@ bound to the run's relevance and judge); this module decides what is asked and w
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tqdm.auto import tqdm
 
+from ragworkbook._io import saved_first
 from ragworkbook._text import differing_parts
 from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook.corpus.eval_set import EvalItem
@@ -195,7 +197,8 @@ class PipelineRun:
         checkpoint after each batch that changed something (and when interrupted) -> the report."""
         items = self.items
         bar = tqdm(total=len(items), desc="evaluate", disable=not progress, leave=False)
-        try:
+        # interrupted, or a bug: what was done so far is saved first
+        with saved_first(self.checkpoint), contextlib.closing(bar):
             for start in range(0, len(items), save_every):
                 chunk = items[start:start + save_every]
                 fresh, reused = [], []
@@ -222,14 +225,6 @@ class PipelineRun:
                 # a batch taken whole from the old report changes nothing: no write
                 if changed and start + save_every < len(items):
                     self.checkpoint()
-        except BaseException:  # interrupted, or a bug: what was done so far is saved first
-            try:
-                self.checkpoint()
-            except Exception:  # pragma: no cover - keep the original error
-                pass
-            raise
-        finally:
-            bar.close()
         return self.checkpoint(final=True)
 
     def report(self, final: bool = False) -> Report:

@@ -19,6 +19,7 @@ naming what differs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
+from ragworkbook._io import saved_first
 from ragworkbook._types import JSON, JSONObject, as_json
 from ragworkbook.evaluation.report import Report
 from ragworkbook.evaluation.rows import ScoredQuestion, Scoring
@@ -172,6 +174,11 @@ class OutputsRun:
         }
         return Report(rows=rows, metrics=names, meta=meta)
 
+    def _save_if_named(self) -> None:
+        """A checkpoint, when the run has a file to save to."""
+        if self.out is not None:
+            self.save()
+
     def save(self, final: bool = False) -> Report:
         report = self.report(final)
         if self.out is not None:
@@ -191,7 +198,8 @@ class OutputsRun:
             leave=False,
         )
         judged = any(m.family == "judged" for m in self.wanted)
-        try:
+        # interrupted (Ctrl-C, SIGTERM, SIGHUP), or a bug: the work done is saved first
+        with saved_first(self._save_if_named), contextlib.closing(bar):
             for start in range(0, len(todo), self.save_every):
                 batch = todo[start : start + self.save_every]
                 got = score([self.rows[pos] for pos in batch], self.progress and judged)
@@ -200,17 +208,8 @@ class OutputsRun:
                 self._merge(got.info.to_dict())
                 self.done.update(batch)
                 bar.update(len(batch))
-                if start + self.save_every < len(todo) and self.out is not None:
-                    self.save()
-        except BaseException:  # interrupted (Ctrl-C, SIGTERM, SIGHUP), or a bug: the work done is saved first
-            if self.out is not None:
-                try:
-                    self.save()
-                except Exception:  # pragma: no cover - keep the original error
-                    pass
-            raise
-        finally:
-            bar.close()
+                if start + self.save_every < len(todo):
+                    self._save_if_named()
         names = [m.name for m in self.wanted]
         self.rows = [  # a row's metrics in the run's order
             replace(row, metrics={n: row.metrics.get(n) for n in names},
