@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ragworkbook.cli import _common
 from ragworkbook.cli._common import BACKEND_CHOICES, Subparsers, UsageError, add_command, register_rubrics
@@ -12,6 +12,7 @@ from ragworkbook.metrics.registry import parse_metric
 
 if TYPE_CHECKING:  # pragma: no cover
     from ragworkbook._io import Inputs
+    from ragworkbook._types import JSONObject
 
 
 def _inputs(args: argparse.Namespace) -> Inputs:
@@ -43,7 +44,7 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     """
     import math
 
-    from ragworkbook._io import atomic_write_text, check_output
+    from ragworkbook._io import check_output
     from ragworkbook.judging.check import (
         RECORDED_PAIRS,
         WORD_SUPPORT,
@@ -103,25 +104,17 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
         result = judge_check(spec.name, Judge(generator), limit=limit,
                              threshold=args.threshold, aspect=args.aspect, repeats=args.repeats,
                              temperature=args.temperature, progress=progress)
-    doc = result.to_dict()
+    notes = ["(replayed; judge live with --backend embedded, or a larger model: `ollama pull qwen3:4b`, "
+             "then --backend ollama --model qwen3:4b)"] if replayed else []
     if args.out:
-        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    if args.json:
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
-    else:
-        print(result.format())
-        if replayed:
-            print("(replayed; judge live with --backend embedded, or a larger model: "
-                  "`ollama pull qwen3:4b`, then --backend ollama --model qwen3:4b)")
-        if args.out:
-            print(f"saved to {args.out}: attach it to a report with `ragworkbook eval --judge --judge-check "
-                  f"{args.out}`")
-    return 0
+        notes.append(f"saved to {args.out}: attach it to a report with "
+                     f"`ragworkbook eval --judge --judge-check {args.out}`")
+    return _emit(args, result, notes)
 
 
 def _judge_check_labels(args: argparse.Namespace) -> int:
     """``judge-check --labels FILE [--metric NAME | --rubric FILE]``: a judged metric against your labels."""
-    from ragworkbook._io import atomic_write_text, check_output
+    from ragworkbook._io import check_output
     from ragworkbook.judging.judge import Judge
     from ragworkbook.judging.labels import label_check
 
@@ -143,16 +136,7 @@ def _judge_check_labels(args: argparse.Namespace) -> int:
     if m.spec.uses_judge:
         judge = Judge(_common.generator(args, announce=not args.json))
     result = label_check(args.labels, judge, metric, progress=not (args.no_progress or args.json))
-    doc = result.to_dict()
-    if args.out:
-        atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    if args.json:
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
-    else:
-        print(result.format())
-        if args.out:
-            print(f"saved to {args.out}")
-    return 0
+    return _emit(args, result, [f"saved to {args.out}"] if args.out else [])
 
 
 def _ragtruth_check(args: argparse.Namespace) -> int:
@@ -160,7 +144,7 @@ def _ragtruth_check(args: argparse.Namespace) -> int:
     the threshold chosen on the other half of the sources), per task, for word support and the cheap
     baselines, beside the published figures; with ``--backend`` (or ``--model``, ``--recording``) an LLM
     judge's faithfulness too, on a seeded sample of ``--limit`` responses (set it: a judge is slow)."""
-    from ragworkbook._io import atomic_write_text, check_writable
+    from ragworkbook._io import check_writable
     from ragworkbook.judging.ragtruth import ragtruth_check
 
     if args.threshold is not None:
@@ -181,10 +165,26 @@ def _ragtruth_check(args: argparse.Namespace) -> int:
         judge = Judge(_common.generator(args, announce=not args.json))
     result = ragtruth_check(limit=args.limit or None, judge=judge,
                             progress=judge is not None and not (args.no_progress or args.json))
+    return _emit(args, result, [])
+
+
+class _Result(Protocol):
+    def to_dict(self) -> JSONObject: ...
+    def format(self) -> str: ...
+
+
+def _emit(args: argparse.Namespace, result: _Result, notes: list[str]) -> int:
+    """Save the result's JSON to ``--out`` (atomically), then print it (``--json``) or its text and the
+    ``notes`` under it."""
+    from ragworkbook._io import atomic_write_text
+
     doc = result.to_dict()
     if args.out:
         atomic_write_text(args.out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    print(json.dumps(doc, indent=2, ensure_ascii=False) if args.json else result.format())
+    if args.json:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join([result.format(), *notes]))
     return 0
 
 
