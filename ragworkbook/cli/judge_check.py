@@ -59,12 +59,12 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     if args.dataset is None:
         raise UsageError("judge-check needs --dataset NAME (a public labelled data set) or --labels FILE "
                          "(your own labels)")
+    if args.dataset.strip().lower() == "ragtruth":
+        return _ragtruth_check(args)
     for opt, value in (("--metric", args.metric), ("--rubric", args.rubric)):
         if value:
             raise UsageError(f"{opt} goes with --labels FILE; --dataset {args.dataset} measures its own "
                              "metric")
-    if args.dataset.strip().lower() == "ragtruth":
-        return _ragtruth_check(args)
     spec = resolve_dataset(args.dataset)
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every pair), got {args.limit}")
@@ -150,12 +150,23 @@ def _ragtruth_check(args: argparse.Namespace) -> int:
     if args.threshold is not None:
         raise UsageError("--threshold: on ragtruth each signal's threshold is chosen on the other half of "
                          "the sources; drop the option")
+    if args.rubric:
+        raise UsageError("--rubric goes with --labels FILE; on ragtruth give --metric NAME (a judged metric)")
+    judged = args.backend or args.model or args.recording
+    metric = args.metric or "faithfulness"
+    if args.metric is not None:
+        if not judged:
+            raise UsageError("--metric on ragtruth names the LLM judge's metric: give --backend (and "
+                             "--limit) too, or drop --metric for word support and the baselines")
+        if not parse_metric(args.metric, "judged").spec.uses_judge:
+            raise UsageError(f"--metric {args.metric} asks no judge; on ragtruth --metric names the judged "
+                             "metric whose 1 - score becomes the LLM judge's signal (e.g. faithfulness)")
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be >= 0 (0 = every response), got {args.limit}")
     if args.out:
         check_writable(args.out)
     judge = None
-    if args.backend or args.model or args.recording:  # an LLM judge beside the signals: faithfulness
+    if judged:  # an LLM judge beside the signals: 1 - its metric (faithfulness unless --metric)
         from ragworkbook.judging.judge import Judge
 
         if args.limit is None:
@@ -163,7 +174,7 @@ def _ragtruth_check(args: argparse.Namespace) -> int:
                              "about a minute a response): give --limit N (a seeded sample, e.g. --limit 30), "
                              "or --limit 0 to judge every response")
         judge = Judge(_common.generator(args, announce=not args.json))
-    result = ragtruth_check(limit=args.limit or None, judge=judge,
+    result = ragtruth_check(limit=args.limit or None, judge=judge, metric=metric,
                             progress=judge is not None and not (args.no_progress or args.json))
     return _emit(args, result, [])
 
@@ -214,7 +225,9 @@ def add_parser(sub: Subparsers) -> None:
                    "metric) against them by Spearman correlation (and, for a rubric, exact agreement and "
                    "kappa), beside a baseline with no model (ragworkbook.judging.labels)")
     p.add_argument("--metric", default=None,
-                   help="with --labels: the judged metric to measure (default: the --rubric metric)")
+                   help="with --labels: the judged metric to measure (default: the --rubric metric); "
+                   "with --dataset ragtruth and --backend: the judged metric whose 1 - score is the judge's "
+                   "hallucination signal (default faithfulness)")
     p.add_argument("--rubric", action="append", default=None, metavar="FILE",
                    help="with --labels: a rubric metric defined in a JSON file (ragworkbook.judging.rubric)")
     p.add_argument("--backend", default=None, choices=BACKEND_CHOICES,

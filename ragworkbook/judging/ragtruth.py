@@ -252,7 +252,10 @@ class RagTruthCheck:
 
             j = self.judge
             lines.append(f"sample: {self.sample}")
-            lines.append(f"judge: {j.judge}; signal {j.signal!r} = 1 - {j.metric} (higher = more likely "
+            from ragworkbook.metrics.registry import parse_metric
+
+            as_signal = f"1 - {j.metric}" if parse_metric(j.metric, "judged").higher_is_better else j.metric
+            lines.append(f"judge: {j.judge}; signal {j.signal!r} = {as_signal} (higher = more likely "
                          f"hallucinated); judgments {j.judgments}, failed {j.failures}, "
                          f"undefined {j.undefined} (a response without a score counts 0.5: no evidence "
                          "either way)")
@@ -426,9 +429,13 @@ def _judge_scores(responses: list[RagTruthResponse], judge: Judge, metric: str, 
 
     samples = [JudgeSample(question=r.question or "", answer=r.response, contexts=[r.context],
                            sample_id=r.id) for r in responses]
+    from ragworkbook.metrics.registry import parse_metric
+
+    flip = parse_metric(metric, "judged").higher_is_better  # faithfulness: 1 - score; hallucination: score
     report = evaluate_judged(samples, judge, [metric], progress=progress)
     results = report.results[metric]
-    scores = [1.0 - float(r.score) if r.outcome == SCORED and r.score is not None else 0.5 for r in results]
+    scores = [(1.0 - float(r.score) if flip else float(r.score))
+              if r.outcome == SCORED and r.score is not None else 0.5 for r in results]
     return scores, JudgeOnRagTruth(
         judge=judge_name(judge), metric=metric, signal="llm-judge", judgments=len(results),
         failures=sum(r.outcome == FAILED for r in results),
@@ -445,7 +452,8 @@ def ragtruth_check(signals: tuple[str, ...] = SIGNALS, *, limit: int | None = No
     order over the tasks (None or 0: all); with a ``judge``, a seeded sample instead
     (:func:`sample_responses` with ``seed``), so that a slow judge's few responses spread over many
     sources. ``judge``: an LLM judge whose ``metric`` (a judged metric, default faithfulness) becomes
-    the first signal (1 - the score), measured on the same responses as the others."""
+    the first signal (1 - the score; the score itself for a metric where lower is better, such as
+    hallucination), measured on the same responses as the others."""
     import numpy as np
 
     responses = list(data if data is not None else load_ragtruth())

@@ -198,3 +198,24 @@ def test_judge_check_ragtruth_with_a_backend_judges_a_sample(tmp_path, monkeypat
     # a judge is slow: judging every response must be asked for
     assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama"]) == 2
     assert "give --limit N (a seeded sample" in capsys.readouterr().err
+
+
+def test_judge_check_ragtruth_metric_names_the_judges_signal(tmp_path, monkeypatch, capsys):
+    from fakes.judges import RuleJudge
+
+    import ragworkbook.judging.ragtruth as rt
+    from ragworkbook import cli
+
+    data = _synthetic(tmp_path)
+    monkeypatch.setattr(rt, "load_ragtruth", lambda folder=None: data)
+    monkeypatch.setattr(cli._common, "generator", lambda args, announce: RuleJudge())
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama", "--limit", "6",
+                     "--metric", "hallucination", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "signal 'llm-judge' = hallucination (higher = more likely hallucinated); judgments 6" in text
+    # --metric without a judge, a metric that asks no judge, a rubric: each refused with the fix
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--metric", "faithfulness"]) == 2
+    assert "give --backend (and" in capsys.readouterr().err
+    assert cli.main(["judge-check", "--dataset", "ragtruth", "--backend", "ollama", "--limit", "6",
+                     "--metric", "word_support"]) == 2
+    assert "asks no judge" in capsys.readouterr().err
