@@ -40,7 +40,7 @@ JUDGE_REASON = {"500": "llm_error", "invalid_json": "llm_error", "bad_shape": "l
 
 @pytest.fixture(scope="module")
 def server():
-    with FaultyOllama(slow_seconds=1.5) as srv:
+    with FaultyOllama(slow_seconds=5.0) as srv:
         yield srv
 
 
@@ -55,7 +55,7 @@ def ollama(server, monkeypatch):
 def eval_argv(out, *extra, judge=False):
     metrics = METRICS + ("," + JUDGED if judge else "")
     return ["eval", "--backend", "ollama", "--model", FAKE_MODEL, "--retriever", "bm25", "--metric", metrics,
-            "--no-progress", "--ollama-timeout", "0.5", "--out", str(out), *(["--judge"] if judge else []),
+            "--no-progress", "--ollama-timeout", "2", "--out", str(out), *(["--judge"] if judge else []),
             *extra]
 
 
