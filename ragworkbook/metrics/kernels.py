@@ -580,8 +580,10 @@ def _rndcg_body(rl: np.ndarray, g: list[list[float]], gain_by_level: dict[int, f
     changed = 0
     i = 0
     n = len(rl)
-    while i < n and ideal.gain > 0.0:
-        rg = gain_by_level.get(int(rl[i]), 0.0)
+    # along the ideal ranking to its last positive gain (the run's gains count 0 beyond its end), then
+    # whatever of the run is left, which closes one more segment
+    while ideal.gain > 0.0:
+        rg = gain_by_level.get(int(rl[i]), 0.0) if i < n else 0.0
         ig = ideal.step()
         if old != ig:
             if ideal_dcg > 0.0:
@@ -602,16 +604,6 @@ def _rndcg_body(rl: np.ndarray, g: list[list[float]], gain_by_level: dict[int, f
         if ideal_dcg > 0.0:
             total += results_dcg / ideal_dcg
             changed += 1
-    while ideal.gain > 0.0:
-        ig = ideal.step()
-        if old != ig:
-            if ideal_dcg > 0.0:
-                total += results_dcg / ideal_dcg
-                changed += 1
-            old = ig
-        if ig > 0.0:
-            ideal_dcg += ig / math.log2(i + 2)
-        i += 1
     return total / changed if changed else 0.0
 
 
