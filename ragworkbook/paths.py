@@ -33,6 +33,22 @@ def installed_package_dir(module: str) -> Path | None:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+def installed_file(module: str, relative: str, *, missing: str, reinstall: str,
+                   error: type[Exception] = FileNotFoundError) -> Path:
+    """The file ``relative`` inside the installed package ``module`` (a model package's weights).
+
+    Raises ``error`` with ``missing`` (what to install) when the package is not installed, and with the
+    path and ``reinstall`` (the command that repairs it) when the package lacks the file.
+    """
+    folder = installed_package_dir(module)
+    if folder is None:
+        raise error(missing)
+    path = folder / relative
+    if not path.is_file():
+        raise error(f"the {module.replace('_', '-')} package has no {relative} in {folder}: {reinstall}")
+    return path
+
+
 def package_data_dir() -> Path:
     """The data folder inside the installed package (``ragworkbook/data``), whatever
     ``RAGWORKBOOK_DATA`` says: where the bundled files (recordings, eval set, notes) live."""

