@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -237,34 +237,40 @@ class JudgeCheck:
 
     def _format_binary(self) -> list[str]:
         s = self.stats
-        base = s["majority_baseline"]
         return [f"binary verdicts (judged good when {self.metric} >= {self.settings['threshold']:g}; "
                 f"{s['agreement'].n} items):",
                 f"   raw agreement {_est(s['agreement'])}   Cohen's kappa {_est(s['kappa'])}",
                 f"   TPR (good judged good) {_est(s['tpr'])}   TNR (bad judged bad) {_est(s['tnr'])}",
-                f"   majority-class baseline: always {base['label']} -> agreement "
-                f"{_dec3(base['agreement'])}, kappa 0"]
+                "   " + _majority(s)]
 
     def _format_pairwise(self) -> list[str]:
         s = self.stats
-        base = s["majority_baseline"]
         pb = s["position_bias"]
         return [f"verdicts: {s['verdict_counts']}",
                 f"inconsistent (the verdict flips with the order; no annotator can give it): "
                 f"{_est(s['inconsistent_rate'])}",
                 f"on the {s['agreement'].n} consistent verdicts (A, tie, B), with the annotators pooled: "
-                f"agreement {_est(s['agreement'])}, kappa {_est(s['kappa'])}",
-                f"   annotator 1: agreement {_est(s['agreement_annotator1'])}, kappa "
-                f"{_est(s['kappa_annotator1'])};  annotator 2: agreement {_est(s['agreement_annotator2'])}, "
-                f"kappa {_est(s['kappa_annotator2'])}",
-                "ceiling, annotator 1 vs annotator 2 on all these pairs: agreement "
-                f"{_est(s['annotator_agreement'])}, kappa {_est(s['annotator_kappa'])}",
-                f"majority-class baseline: always {base['label']} -> agreement {_dec3(base['agreement'])}, "
-                "kappa 0",
+                + _agreement_kappa(s, "agreement", "kappa"),
+                "   annotator 1: " + _agreement_kappa(s, "agreement_annotator1", "kappa_annotator1")
+                + ";  annotator 2: " + _agreement_kappa(s, "agreement_annotator2", "kappa_annotator2"),
+                "ceiling, annotator 1 vs annotator 2 on all these pairs: "
+                + _agreement_kappa(s, "annotator_agreement", "annotator_kappa"),
+                _majority(s),
                 f"position bias: chose the answer shown first in {pb['first']} of {pb['decisive']} decisive "
                 f"order-verdicts = {_est(pb['rate'])} (no bias: 0.500)",
                 f"win rate of B (second system) over A: judge {_est(s['win_rate_judge'])}; "
                 f"annotators {_est(s['win_rate_annotators'])}"]
+
+
+def _agreement_kappa(stats: Mapping[str, Any], agreement: str, kappa: str) -> str:
+    """"agreement A, kappa K" from two of the statistics."""
+    return f"agreement {_est(stats[agreement])}, kappa {_est(stats[kappa])}"
+
+
+def _majority(stats: Mapping[str, Any]) -> str:
+    """The majority-class baseline: its label, its agreement and its kappa (0 by construction)."""
+    base = stats["majority_baseline"]
+    return f"majority-class baseline: always {base['label']} -> agreement {_dec3(base['agreement'])}, kappa 0"
 
 
 def _dec3(x: float | None) -> str:
