@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -69,6 +69,7 @@ from ragworkbook.metrics.retrieval import check_gain, check_ranking, check_relev
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from typing_extensions import Unpack
 
 __all__ = ["Columns", "RunResult", "evaluate_ranked", "evaluate_run", "evaluate_columns",
            "evaluate_arrays", "evaluate_rankings", "score_ranking", "SCORE_PRECISIONS"]
@@ -293,18 +294,29 @@ def _evaluate_columns(qrels: Columns, run: Columns, metric_list: Sequence[Metric
                            empty_message=_nothing(qrels.qids, run.qids))
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :func:`evaluate_columns`, which :func:`evaluate_run` passes on."""
+
+    #: a query with no relevant document: "zero" scores it 0 (trec_eval), "skip" leaves it out
+    no_relevant: str
+    #: a judged query the run lacks: "skip" (trec_eval) or "zero" (trec_eval's ``-c``, ranx)
+    missing: str
+    #: the top grade of the relevance scale, for the metrics that declare it (ERR)
+    max_grade: float
+    #: only the first ``depth`` documents of each ranking (trec_eval's ``-M``)
+    depth: int | None
+    #: relevant means a grade at least this (trec_eval's ``-l``)
+    relevance_level: float | None
+    #: "float64" (full precision, trec_eval 10) or "float32" (trec_eval 9, pytrec_eval)
+    score_precision: str
+
+
 def evaluate_run(
     qrels: Mapping[Hashable, Mapping[Hashable, float]],
     run: Mapping[Hashable, Mapping[Hashable, float]],
     metrics: MetricsArg,
     gain: str = "linear",
-    *,
-    no_relevant: str = "zero",
-    missing: str = "skip",
-    max_grade: float = 4.0,
-    depth: int | None = None,
-    relevance_level: float | None = None,
-    score_precision: str = "float64",
+    **options: Unpack[RunOptions],
 ) -> RunResult:
     """Evaluate a run against relevance judgements, trec_eval style.
 
@@ -321,14 +333,10 @@ def evaluate_run(
     >>> evaluate_run(qrels, run, "mrr").mean
     {'mrr': 0.5}
     """
-    metric_list = _metrics(metrics, gain, max_grade)
-    _check_run_options(no_relevant, missing, depth, relevance_level, score_precision)
     if not isinstance(qrels, Mapping) or not isinstance(run, Mapping):
         raise TypeError("qrels and run must be mappings {qid: {doc: value}}")
-    q = Columns.from_dict(qrels, "qrels", "grade")
-    r = Columns.from_dict(run, "run", "score")
-    return _evaluate_columns(q, r, metric_list, gain, no_relevant=no_relevant, missing=missing,
-                             depth=depth, relevance_level=relevance_level, score_precision=score_precision)
+    q, r = Columns.from_dict(qrels, "qrels", "grade"), Columns.from_dict(run, "run", "score")
+    return evaluate_columns(q, r, metrics, gain, **options)
 
 
 # --------------------------------------------------------------------------- rankings
