@@ -22,8 +22,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragworkbook._types import JSON, JSONObject
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ragworkbook.stats.resampling import ConfidenceInterval
 
 __all__ = ["SCORED", "FAILED", "UNDEFINED", "OUTCOMES", "Unscored", "Aggregate", "aggregate"]
 
@@ -67,19 +71,36 @@ class Unscored:
 class Aggregate:
     """A metric over a set of items: the mean of the scored values and what was not scored.
 
-    ``mean`` is over the ``n`` scored items, with a bootstrap confidence
-    interval ``ci_low``/``ci_high`` (``confidence``, default 95%; zero width for
-    one value; NaN when nothing was scored). ``failed`` and ``undefined`` count
-    the other items, never averaged in. ``total = n + failed + undefined``.
+    ``ci`` is the mean over the ``n`` scored items with its bootstrap confidence
+    interval (read as ``mean``, ``ci_low``/``ci_high``, ``n``, ``confidence``:
+    default 95%; zero width for one value; NaN when nothing was scored).
+    ``failed`` and ``undefined`` count the other items, never averaged in.
+    ``total = n + failed + undefined``.
     """
 
-    mean: float
-    ci_low: float
-    ci_high: float
-    n: int
+    ci: ConfidenceInterval
     failed: int = 0
     undefined: int = 0
-    confidence: float = 0.95
+
+    @property
+    def mean(self) -> float:
+        return self.ci.mean
+
+    @property
+    def ci_low(self) -> float:
+        return self.ci.low
+
+    @property
+    def ci_high(self) -> float:
+        return self.ci.high
+
+    @property
+    def n(self) -> int:
+        return self.ci.n
+
+    @property
+    def confidence(self) -> float:
+        return self.ci.confidence
 
     @property
     def total(self) -> int:
@@ -132,11 +153,9 @@ def aggregate(values: Sequence[float | None], outcomes: Sequence[str | None] | N
         if math.isnan(x):
             raise ValueError(f"item {i} has a NaN value: a missing value must be None with its outcome")
         scored.append(x)
+    from ragworkbook.stats.resampling import ConfidenceInterval, bootstrap_ci
+
     if not scored:
         nan = float("nan")
-        return Aggregate(nan, nan, nan, 0, failed, undefined, confidence)
-    from ragworkbook.stats.resampling import bootstrap_ci
-
-    ci = bootstrap_ci(scored, confidence=confidence, seed=seed)
-    return Aggregate(float(ci.mean), float(ci.low), float(ci.high), len(scored), failed, undefined,
-                     confidence)
+        return Aggregate(ConfidenceInterval(nan, nan, nan, 0, confidence), failed, undefined)
+    return Aggregate(bootstrap_ci(scored, confidence=confidence, seed=seed), failed, undefined)

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragworkbook.stats.resampling import Estimate
+
 __all__ = ["rogan_gladen", "CorrectedPrevalence", "corrected_prevalence", "PPIEstimate", "ppi_mean"]
 
 
@@ -68,30 +70,54 @@ def rogan_gladen(apparent: float, tpr: float, tnr: float, *, clip: bool = True) 
 class CorrectedPrevalence:
     """A prevalence corrected with :func:`rogan_gladen`, and what went into it.
 
-    ``apparent`` is the judge's raw positive rate on the ``n_judged`` items; ``tpr`` and
-    ``tnr`` were measured on the ``n_labelled`` labelled items; ``low``/``high`` the
-    percentile bootstrap interval over ``n_resamples`` resamples of the labelled and the
-    judged items (drawn independently), of which ``n_skipped`` had ``TPR + TNR <= 1`` and
-    were left out (:attr:`method` says so).
+    ``interval`` is the corrected prevalence as an :class:`~ragworkbook.stats.resampling.Estimate`
+    over the ``n_judged`` items: its percentile bootstrap interval over ``n_resamples``
+    resamples of the labelled and the judged items (drawn independently), of which
+    ``n_skipped`` had ``TPR + TNR <= 1`` and were left out (:attr:`method` says so).
+    ``apparent`` is the judge's raw positive rate on the judged items; ``tpr`` and ``tnr``
+    were measured on the ``n_labelled`` labelled items. ``estimate``, ``low``, ``high`` and
+    the counts read the interval.
     """
 
-    estimate: float
-    low: float
-    high: float
+    interval: Estimate
     apparent: float
     tpr: float
     tnr: float
-    n_judged: int
     n_labelled: int
-    confidence: float = 0.95
-    n_resamples: int = 0
-    n_skipped: int = 0
+
+    @property
+    def estimate(self) -> float:
+        """The corrected prevalence."""
+        return self.interval.value
+
+    @property
+    def low(self) -> float:
+        return self.interval.low
+
+    @property
+    def high(self) -> float:
+        return self.interval.high
+
+    @property
+    def confidence(self) -> float:
+        return self.interval.confidence
+
+    @property
+    def n_judged(self) -> int:
+        return self.interval.n
+
+    @property
+    def n_resamples(self) -> int:
+        return self.interval.n_resamples
+
+    @property
+    def n_skipped(self) -> int:
+        return self.interval.n_skipped
 
     @property
     def method(self) -> str:
         """What the interval resamples, and how many resamples were skipped."""
-        return (f"percentile bootstrap over the labelled and the judged items, independently "
-                f"({self.n_resamples} resamples, {self.n_skipped} skipped: TPR + TNR <= 1)")
+        return self.interval.method
 
     def __str__(self) -> str:
         interval = "[n/a]" if math.isnan(self.low) else f"[{self.low:.3f}, {self.high:.3f}]"
@@ -153,8 +179,10 @@ def corrected_prevalence(judged: Sequence[int | bool], labelled_judge: Sequence[
         low, high = (float(x) for x in np.quantile(values, [alpha / 2, 1 - alpha / 2]))
     else:
         low = high = math.nan
-    return CorrectedPrevalence(est, low, high, apparent, tpr, tnr, int(f.size), int(lh.size), confidence,
-                               n_resamples, skipped)
+    method = (f"percentile bootstrap over the labelled and the judged items, independently "
+              f"({n_resamples} resamples, {skipped} skipped: TPR + TNR <= 1)")
+    interval = Estimate(est, low, high, int(f.size), confidence, n_resamples, skipped, method)
+    return CorrectedPrevalence(interval, apparent, tpr, tnr, int(lh.size))
 
 
 @dataclass(frozen=True)
