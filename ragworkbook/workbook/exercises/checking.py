@@ -4,7 +4,7 @@ Conventions every helper follows (the course's exercise contract):
 
 - **One rule for numbers.** A task asks for a precision ("to 3 decimals"). An answer is read with the
   precision it was written in (``0.64`` has 2 decimals, ``"64%"`` of a share 2, ``"0.640"`` 3; a whole
-  number, a fraction ``"9/14"`` or ``"47 of 48"`` is exact; a float computed in Python has the decimals of
+  number, a fraction ``"9/14"`` or ``"5 of 8"`` is exact; a float computed in Python has the decimals of
   its shortest repr, at most 9 counted). It is *right* when it equals the solution at that precision
   (``|answer - solution| <= 0.5 * 10**-decimals``) and has at least the precision the task asks for, or
   is exact. An answer equal to the solution at a lower precision gets "give 3 decimals", never a hint.
@@ -58,7 +58,7 @@ __all__ = [
 #: words that turn a statement into its negation ("it is not 28.4", "isn't", "never")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
 _FRACTION = re.compile(r"(?<![\w.@/-])([-+]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)(?![\w./])"
-                       r"|(?<![\w.@/])(\d+)\s+(?:out\s+)?of\s+(\d+)(?![\w./])")  # "3/4", "47 of 48"
+                       r"|(?<![\w.@/])(\d+)\s+(?:out\s+)?of\s+(\d+)(?![\w./])")  # "3/4", "5 of 8"
 _FRACTION_WORDS = re.compile(r"\b(?:halves|half|thirds?|quarters?|fifths?|sixths?|tenths?)\b", re.IGNORECASE)
 #: a checker: the answer as the learner gave it -> (ok, message)
 Checker = Callable[[object], tuple[bool, str]]
@@ -86,7 +86,7 @@ def negated(text: str) -> bool:
 
 
 def _number_spans(text: str) -> list[tuple[float, str, int, int]]:
-    """(value, unit, start, end) of every number in a sentence: fractions ("3/4", "47 of 48") first, then
+    """(value, unit, start, end) of every number in a sentence: fractions ("3/4", "5 of 8") first, then
     the numbers of :func:`ragworkbook.metrics.numeric.extract_numbers` outside them; a number right after
     "@" is a cutoff ("Precision@4"), not a value."""
     found: list[tuple[float, str, int, int]] = []
@@ -152,7 +152,7 @@ def read_written(answer: object, what: str = "the value", *, unit: str | None = 
     ``(None, why it cannot be read)``.
 
     Accepted: a real number (not a bool, not NaN); a string holding one (a typeset minus "\u2212" reads
-    as "-"), a fraction ("3/4", "47 of 48": exact) or, when the quantity is a ``share`` (between 0 and 1),
+    as "-"), a fraction ("3/4", "5 of 8": exact) or, when the quantity is a ``share`` (between 0 and 1),
     a percentage ("75%" is 0.75, with 2 decimals); a sentence stating one number. In a sentence, a
     required ``unit`` must label the number ("28.4 BLEU", "a BLEU score of 28.4"); ``wrong_context`` maps
     a regex to the message given when the sentence matches it (a sentence about the wrong language pair);
