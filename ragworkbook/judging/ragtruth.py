@@ -196,11 +196,13 @@ class SpanDetection:
 @dataclass(frozen=True)
 class JudgeOnRagTruth:
     """The LLM judge measured on RAGTruth: who (``backend:model``), through which judged metric, the
-    signal's name in the rows, how its judgments went and what they cost (the ledger)."""
+    signal's name in the rows and its ``definition`` ("1 - faithfulness"; the score itself for a metric
+    where lower is better), how its judgments went and what they cost (the ledger)."""
 
     judge: str
     metric: str
     signal: str
+    definition: str
     judgments: int
     failures: int
     undefined: int
@@ -230,6 +232,7 @@ class RagTruthCheck:
         judge = None
         if self.judge is not None:
             judge = {"judge": self.judge.judge, "metric": self.judge.metric, "signal": self.judge.signal,
+                     "definition": self.judge.definition,
                      "judgments": self.judge.judgments, "failures": self.judge.failures,
                      "undefined": self.judge.undefined, "failure_reasons": self.judge.failure_reasons,
                      "unscored_as": 0.5, "ledger": self.judge.ledger.to_dict()}
@@ -252,10 +255,7 @@ class RagTruthCheck:
 
             j = self.judge
             lines.append(f"sample: {self.sample}")
-            from ragworkbook.metrics.registry import parse_metric
-
-            as_signal = f"1 - {j.metric}" if parse_metric(j.metric, "judged").higher_is_better else j.metric
-            lines.append(f"judge: {j.judge}; signal {j.signal!r} = {as_signal} (higher = more likely "
+            lines.append(f"judge: {j.judge}; signal {j.signal!r} = {j.definition} (higher = more likely "
                          f"hallucinated); judgments {j.judgments}, failed {j.failures}, "
                          f"undefined {j.undefined} (a response without a score counts 0.5: no evidence "
                          "either way)")
@@ -425,19 +425,19 @@ def _judge_scores(responses: list[RagTruthResponse], judge: Judge, metric: str, 
     from ragworkbook.judging.check_report import failure_reasons, judge_name
     from ragworkbook.judging.metrics import evaluate_judged
     from ragworkbook.judging.results import JudgeSample
+    from ragworkbook.metrics.registry import parse_metric
     from ragworkbook.outcomes import FAILED, SCORED, UNDEFINED
 
     samples = [JudgeSample(question=r.question or "", answer=r.response, contexts=[r.context],
                            sample_id=r.id) for r in responses]
-    from ragworkbook.metrics.registry import parse_metric
-
     flip = parse_metric(metric, "judged").higher_is_better  # faithfulness: 1 - score; hallucination: score
     report = evaluate_judged(samples, judge, [metric], progress=progress)
     results = report.results[metric]
     scores = [(1.0 - float(r.score) if flip else float(r.score))
               if r.outcome == SCORED and r.score is not None else 0.5 for r in results]
     return scores, JudgeOnRagTruth(
-        judge=judge_name(judge), metric=metric, signal="llm-judge", judgments=len(results),
+        judge=judge_name(judge), metric=metric, signal="llm-judge",
+        definition=f"1 - {metric}" if flip else metric, judgments=len(results),
         failures=sum(r.outcome == FAILED for r in results),
         undefined=sum(r.outcome == UNDEFINED for r in results),
         failure_reasons=failure_reasons(results), ledger=report.ledger)

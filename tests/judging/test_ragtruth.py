@@ -159,6 +159,7 @@ def test_an_llm_judge_on_ragtruth_is_one_more_signal_on_the_same_sampled_respons
     assert rows[("always", "all")].auroc == 0.5
     doc = r.to_dict()
     assert doc["judge"]["failures"] == 0 and doc["judge"]["ledger"]["total"]["requests"] == gen.calls
+    assert doc["judge"]["definition"] == "1 - faithfulness"
     assert "each task shuffled with seed 0" in doc["sample"]
     text = r.format()
     assert "sample: 10 of 24 responses, round-robin over the tasks, each task shuffled with seed 0" in text
