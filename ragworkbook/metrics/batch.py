@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from typing_extensions import Unpack
 
-__all__ = ["Columns", "RunResult", "evaluate_ranked", "evaluate_run", "evaluate_columns",
+__all__ = ["Columns", "RunResult", "RunOptions", "evaluate_ranked", "evaluate_run", "evaluate_columns",
            "evaluate_arrays", "evaluate_rankings", "score_ranking", "SCORE_PRECISIONS"]
 
 _NO_RELEVANT = ("skip", "zero")
